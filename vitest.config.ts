@@ -1,0 +1,26 @@
+import { defineConfig } from "vitest/config";
+
+// Three tiers: unit (no broker), integration (one real broker per run, started by the
+// global setup), chaos (separate worker processes, kill -9; `make chaos`).
+export default defineConfig({
+  test: {
+    projects: [
+      {
+        test: {
+          name: "unit",
+          include: ["test/unit/**/*.test.ts"],
+        },
+      },
+      {
+        test: {
+          name: "integration",
+          include: ["test/integration/**/*.test.ts"],
+          globalSetup: ["test/broker/global-setup.ts"],
+          testTimeout: 120_000,
+          hookTimeout: 180_000,
+          fileParallelism: false,
+        },
+      },
+    ],
+  },
+});
