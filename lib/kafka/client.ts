@@ -1,0 +1,60 @@
+import { Kafka, logLevel as ClientLogLevel } from "./kafkajs.ts";
+import type { KafkaConfig, LogEntry } from "kafkajs";
+import { consoleLogger, type Logger } from "../observability/logger.ts";
+import { KafkaAdmin } from "./admin.ts";
+import { checkConnection, type KafkaConnection } from "./config.ts";
+import { GroupConsumer, type GroupConsumerOptions } from "./consumer.ts";
+import { KafkaProducer, type ProducerOptions } from "./producer.ts";
+import { TransactionalProducer, type TransactionalProducerOptions } from "./transactional-producer.ts";
+import type { ClientCapabilities } from "./types.ts";
+
+/** The one door to Kafka. A second client library would implement this same shape. */
+export interface KafkaClient {
+  readonly capabilities: ClientCapabilities;
+  admin(): KafkaAdmin;
+  producer(options?: ProducerOptions): KafkaProducer;
+  transactionalProducer(options: TransactionalProducerOptions): TransactionalProducer;
+  consumer(options: GroupConsumerOptions): GroupConsumer;
+}
+
+// kafkajs 2.2.4 speaks TxnOffsetCommit v1 (no group generation), has no static
+// membership and no callback before partitions are revoked.
+const kafkajsCapabilities: ClientCapabilities = {
+  fencesOffsetsByGeneration: false,
+  staticMembership: false,
+  revocationHook: false,
+};
+
+export function createKafkaClient(connection: KafkaConnection, logger: Logger = consoleLogger("sluice.kafka")): KafkaClient {
+  checkConnection(connection);
+  const config: KafkaConfig = {
+    clientId: connection.clientId,
+    brokers: connection.brokers,
+    connectionTimeout: connection.connectionTimeoutMs ?? 3_000,
+    requestTimeout: connection.requestTimeoutMs ?? 30_000,
+    retry: { initialRetryTime: 200, retries: 8, maxRetryTime: 10_000 },
+    logLevel: ClientLogLevel.WARN,
+    logCreator: () => (entry: LogEntry) => forward(logger, entry),
+  };
+  if (connection.ssl !== undefined) config.ssl = connection.ssl;
+  if (connection.sasl) config.sasl = connection.sasl as KafkaConfig["sasl"];
+  const kafka = new Kafka(config);
+  return {
+    capabilities: kafkajsCapabilities,
+    admin: () => new KafkaAdmin(kafka),
+    producer: (options) => new KafkaProducer(kafka, options),
+    transactionalProducer: (options) => new TransactionalProducer(kafka, options),
+    consumer: (options) => new GroupConsumer(kafka, options, logger),
+  };
+}
+
+function forward(logger: Logger, entry: LogEntry): void {
+  // Only the fields the client puts in its log line; it never logs credentials.
+  const { message, error, groupId, topic, partition, retryCount, retryTime } = entry.log as Record<string, unknown>;
+  const fields = { namespace: entry.namespace, error, groupId, topic, partition, retryCount, retryTime };
+  const text = String(message);
+  if (entry.level === ClientLogLevel.ERROR) logger.error(text, fields);
+  else if (entry.level === ClientLogLevel.WARN) logger.warn(text, fields);
+  else if (entry.level === ClientLogLevel.INFO) logger.info(text, fields);
+  else logger.debug(text, fields);
+}

@@ -1,0 +1,143 @@
+import type { Consumer, Kafka, PartitionAssigner } from "kafkajs";
+import { AssignerProtocol } from "./kafkajs.ts";
+import type { Logger } from "../observability/logger.ts";
+import { guarded } from "./errors.ts";
+import { toFetchedRecord } from "./messages.ts";
+import type { Assignor, FetchedRecord, TopicPartition, TopicPartitionOffset } from "./types.ts";
+
+export interface GroupConsumerOptions {
+  groupId: string;
+  /** Read only committed transactional data (exactly-once input). */
+  readCommitted: boolean;
+  sessionTimeoutMs?: number;
+  rebalanceTimeoutMs?: number;
+  heartbeatIntervalMs?: number;
+  maxBytesPerPartition?: number;
+  maxWaitTimeMs?: number;
+  assignor?: Assignor;
+}
+
+export interface GroupConsumerHandlers {
+  /** The complete assignment after each join; partitions not in it were revoked. */
+  onAssigned(partitions: TopicPartition[]): void;
+  /** A group rebalance has begun; the assignment is about to change. */
+  onRebalancing?(): void;
+  /** One fetched batch of one partition, in offset order. */
+  onRecords(topic: string, partition: number, records: FetchedRecord[]): void | Promise<void>;
+  /** The consumer failed; `willRestart` tells whether the client restarts by itself. */
+  onCrash?(error: Error, willRestart: boolean): void;
+}
+
+/** A consumer-group member with per-partition pause/resume and manual commits. */
+export class GroupConsumer {
+  readonly #consumer: Consumer;
+  readonly #groupId: string;
+
+  constructor(kafka: Kafka, options: GroupConsumerOptions, logger: Logger) {
+    this.#groupId = options.groupId;
+    const config: Parameters<Kafka["consumer"]>[0] = {
+      groupId: options.groupId,
+      readUncommitted: !options.readCommitted,
+      sessionTimeout: options.sessionTimeoutMs ?? 30_000,
+      rebalanceTimeout: options.rebalanceTimeoutMs ?? 60_000,
+      heartbeatInterval: options.heartbeatIntervalMs ?? 3_000,
+      maxBytesPerPartition: options.maxBytesPerPartition ?? 1_048_576,
+      maxWaitTimeInMs: options.maxWaitTimeMs ?? 100,
+      allowAutoTopicCreation: false,
+    };
+    if (options.assignor) config.partitionAssigners = [toClientAssigner(options.assignor, logger)];
+    this.#consumer = kafka.consumer(config);
+  }
+
+  connect(): Promise<void> {
+    return guarded(`connect consumer of group ${this.#groupId}`, () => this.#consumer.connect());
+  }
+
+  /** Subscribes; `fromBeginning` decides where partitions without a committed offset start. */
+  subscribe(topics: (string | RegExp)[], fromBeginning: boolean): Promise<void> {
+    return guarded(`subscribe group ${this.#groupId}`, () => this.#consumer.subscribe({ topics, fromBeginning }));
+  }
+
+  async run(handlers: GroupConsumerHandlers): Promise<void> {
+    const events = this.#consumer.events;
+    this.#consumer.on(events.GROUP_JOIN, (event) => {
+      const assignment: TopicPartition[] = [];
+      for (const [topic, partitions] of Object.entries(event.payload.memberAssignment)) {
+        for (const partition of partitions) assignment.push({ topic, partition });
+      }
+      handlers.onAssigned(assignment);
+    });
+    this.#consumer.on(events.REBALANCING, () => handlers.onRebalancing?.());
+    this.#consumer.on(events.CRASH, (event) => handlers.onCrash?.(event.payload.error, event.payload.restart));
+    await guarded(`run consumer of group ${this.#groupId}`, () =>
+      this.#consumer.run({
+        autoCommit: false,
+        eachBatchAutoResolve: true,
+        partitionsConsumedConcurrently: 1,
+        eachBatch: async ({ batch }) => {
+          if (batch.messages.length === 0) return;
+          const records = batch.messages.map((m) => toFetchedRecord(batch.topic, batch.partition, m));
+          await handlers.onRecords(batch.topic, batch.partition, records);
+        },
+      }),
+    );
+  }
+
+  pause(partitions: TopicPartition[]): void {
+    for (const { topic, partition } of partitions) this.#consumer.pause([{ topic, partitions: [partition] }]);
+  }
+
+  resume(partitions: TopicPartition[]): void {
+    for (const { topic, partition } of partitions) this.#consumer.resume([{ topic, partitions: [partition] }]);
+  }
+
+  /** Moves the fetch position; the next batch of that partition starts at `offset`. */
+  seek(position: TopicPartitionOffset): void {
+    this.#consumer.seek({ topic: position.topic, partition: position.partition, offset: String(position.offset) });
+  }
+
+  /** Commits consumed positions (the next offset to read) for the current generation. */
+  commit(offsets: TopicPartitionOffset[]): Promise<void> {
+    if (offsets.length === 0) return Promise.resolve();
+    return guarded(`commit offsets of group ${this.#groupId}`, () =>
+      this.#consumer.commitOffsets(offsets.map((o) => ({ topic: o.topic, partition: o.partition, offset: String(o.offset) }))),
+    );
+  }
+
+  stop(): Promise<void> {
+    return this.#consumer.stop();
+  }
+
+  disconnect(): Promise<void> {
+    return this.#consumer.disconnect();
+  }
+}
+
+function toClientAssigner(assignor: Assignor, logger: Logger): PartitionAssigner {
+  return ({ cluster }) => ({
+    name: assignor.name,
+    version: 1,
+    protocol: ({ topics }) => ({
+      name: assignor.name,
+      metadata: AssignerProtocol.MemberMetadata.encode({ version: 1, topics, userData: assignor.userData() }),
+    }),
+    async assign({ members, topics }) {
+      const counts = new Map<string, number>();
+      for (const topic of topics) counts.set(topic, cluster.findTopicPartitionMetadata(topic).length);
+      const decoded = members.map((m) => ({
+        memberId: m.memberId,
+        userData: AssignerProtocol.MemberMetadata.decode(m.memberMetadata)?.userData ?? Buffer.alloc(0),
+      }));
+      const plan = assignor.assign(decoded, counts);
+      logger.debug("assigned partitions", { members: members.length, topics: topics.length });
+      return [...plan].map(([memberId, partitions]) => {
+        const assignment: Record<string, number[]> = {};
+        for (const { topic, partition } of partitions) (assignment[topic] ??= []).push(partition);
+        return {
+          memberId,
+          memberAssignment: AssignerProtocol.MemberAssignment.encode({ version: 1, assignment, userData: Buffer.alloc(0) }),
+        };
+      });
+    },
+  });
+}

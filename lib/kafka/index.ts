@@ -1,0 +1,9 @@
+/** lib/kafka: the only module that talks to the Kafka client library. */
+export { createKafkaClient, type KafkaClient } from "./client.ts";
+export { KafkaAdmin } from "./admin.ts";
+export { GroupConsumer, type GroupConsumerHandlers, type GroupConsumerOptions } from "./consumer.ts";
+export { KafkaProducer, type ProducerOptions } from "./producer.ts";
+export { TransactionalProducer, type TransactionState, type TransactionalProducerOptions } from "./transactional-producer.ts";
+export { checkConnection, redactConnection, type KafkaConnection } from "./config.ts";
+export { translateError } from "./errors.ts";
+export type * from "./types.ts";

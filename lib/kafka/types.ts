@@ -1,0 +1,85 @@
+/** The Kafka boundary's own vocabulary: nothing here mentions the client library behind it. */
+
+export interface TopicPartition {
+  topic: string;
+  partition: number;
+}
+
+export interface TopicPartitionOffset extends TopicPartition {
+  offset: number;
+}
+
+export type Headers = Record<string, Buffer>;
+
+/** A record as fetched: raw bytes, with the metadata the engine needs. */
+export interface FetchedRecord {
+  topic: string;
+  partition: number;
+  offset: number;
+  timestamp: number;
+  key: Buffer | null;
+  value: Buffer | null;
+  headers: Headers;
+}
+
+/** A record to produce. Without a partition the client's default (murmur2 of the key) picks one. */
+export interface OutgoingRecord {
+  topic: string;
+  partition?: number;
+  key: Buffer | null;
+  value: Buffer | null;
+  timestamp?: number;
+  headers?: Headers;
+}
+
+/** Where a produced record landed. */
+export interface RecordPosition extends TopicPartition {
+  /** Offset of the first record of this send in that partition. */
+  baseOffset: number;
+}
+
+export interface TopicSpec {
+  name: string;
+  partitions: number;
+  replicationFactor?: number;
+  configs?: Record<string, string>;
+}
+
+/** What the client behind the boundary can do; the engine asks instead of assuming. */
+export interface ClientCapabilities {
+  /** Transactional offset commits carry the group generation (KIP-447); one producer per instance would suffice. */
+  fencesOffsetsByGeneration: boolean;
+  /** group.instance.id (KIP-345). */
+  staticMembership: boolean;
+  /** A callback runs before partitions are revoked, so work can be committed first. */
+  revocationHook: boolean;
+}
+
+export interface GroupMember {
+  memberId: string;
+  clientId: string;
+  host: string;
+}
+
+export interface GroupDescription {
+  groupId: string;
+  state: string;
+  members: GroupMember[];
+}
+
+/** A member as the group leader sees it when assigning. */
+export interface AssignorMember {
+  memberId: string;
+  userData: Buffer;
+}
+
+/**
+ * Decides which member gets which partitions. The engine supplies one that keeps the
+ * partitions of one task together (co-partitioned inputs must meet in one instance).
+ */
+export interface Assignor {
+  name: string;
+  /** Bytes this member sends to the leader (e.g. the tasks it holds state for). */
+  userData(): Buffer;
+  assign(members: AssignorMember[], partitionCounts: Map<string, number>): Map<string, TopicPartition[]>;
+}
