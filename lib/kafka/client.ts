@@ -1,6 +1,6 @@
 import { Kafka, logLevel as ClientLogLevel } from "./kafkajs.ts";
 import type { KafkaConfig, LogEntry } from "kafkajs";
-import { consoleLogger, type Logger } from "../observability/logger.ts";
+import { consoleLogger, type Logger } from "../observability/index.ts";
 import { KafkaAdmin } from "./admin.ts";
 import { checkConnection, type KafkaConnection } from "./config.ts";
 import { GroupConsumer, type GroupConsumerOptions } from "./consumer.ts";

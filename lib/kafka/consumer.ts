@@ -1,6 +1,6 @@
 import type { Consumer, Kafka, PartitionAssigner } from "kafkajs";
 import { AssignerProtocol } from "./kafkajs.ts";
-import type { Logger } from "../observability/logger.ts";
+import type { Logger } from "../observability/index.ts";
 import { guarded } from "./errors.ts";
 import { toFetchedRecord } from "./messages.ts";
 import type { Assignor, FetchedRecord, TopicPartition, TopicPartitionOffset } from "./types.ts";

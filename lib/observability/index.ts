@@ -1,0 +1,1 @@
+export { consoleLogger, silentLogger, type LogLevel, type Logger } from "./logger.ts";
