@@ -24,6 +24,8 @@ export KAFKA_VERSION
 BROKER_LIB := $(TOOLS)/kafka-$(KAFKA_VERSION)/libs
 export SLUICE_BROKER_LIBS := $(BROKER_LIB)
 VITEST := node node_modules/vitest/vitest.mjs
+# .ci/run asks for a JSON report to print the closing "N passed, N failed" line.
+VITEST_REPORT := $(if $(VITEST_JSON_REPORT),--reporter=default --reporter=json --outputFile.json=$(VITEST_JSON_REPORT))
 
 .PHONY: help setup test test-unit test-integration lint typecheck demo bench chaos kafka-up kafka-down env shell clean
 
@@ -66,7 +68,7 @@ typecheck: node_modules/.installed
 	node node_modules/typescript/bin/tsc -p tsconfig.json --noEmit
 
 test: setup lint typecheck
-	$(VITEST) run
+	$(VITEST) run $(VITEST_REPORT)
 
 test-unit: node_modules/.installed
 	$(VITEST) run --project unit
