@@ -1,0 +1,32 @@
+import { describe, expect, it } from "vitest";
+import { Lifecycle, type AppState } from "../../../lib/runtime/lifecycle.ts";
+
+describe("app lifecycle", () => {
+  it("walks the normal path and tells listeners each step", () => {
+    const lifecycle = new Lifecycle();
+    const seen: string[] = [];
+    lifecycle.onChange((next, previous) => seen.push(`${previous}->${next}`));
+    for (const s of ["REBALANCING", "RUNNING", "REBALANCING", "RUNNING", "PENDING_SHUTDOWN", "NOT_RUNNING"] as AppState[]) lifecycle.moveTo(s);
+    expect(seen).toEqual([
+      "CREATED->REBALANCING", "REBALANCING->RUNNING", "RUNNING->REBALANCING",
+      "REBALANCING->RUNNING", "RUNNING->PENDING_SHUTDOWN", "PENDING_SHUTDOWN->NOT_RUNNING",
+    ]);
+  });
+
+  it("refuses an illegal transition naming both states", () => {
+    const lifecycle = new Lifecycle();
+    expect(() => lifecycle.moveTo("RUNNING")).toThrow(/illegal state transition CREATED -> RUNNING/);
+    lifecycle.moveTo("PENDING_SHUTDOWN");
+    lifecycle.moveTo("NOT_RUNNING");
+    expect(() => lifecycle.moveTo("REBALANCING")).toThrow(/from NOT_RUNNING only nothing is allowed/);
+  });
+
+  it("reaches ERROR only through PENDING_ERROR", () => {
+    const lifecycle = new Lifecycle();
+    expect(() => lifecycle.moveTo("ERROR")).toThrow();
+    lifecycle.moveTo("PENDING_ERROR");
+    lifecycle.moveTo("ERROR");
+    expect(lifecycle.state).toBe("ERROR");
+    expect(lifecycle.tryMoveTo("PENDING_SHUTDOWN")).toBe(false);
+  });
+});
