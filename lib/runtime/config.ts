@@ -1,0 +1,110 @@
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { ConfigError } from "../errors/index.ts";
+import { checkConnection, type KafkaConnection } from "../kafka/index.ts";
+import type { Logger } from "../observability/index.ts";
+
+export type ProcessingGuarantee = "at_least_once" | "exactly_once";
+
+/**
+ * Settings of a StreamsApp. Only applicationId and bootstrapServers are required.
+ *
+ * @example
+ *   new StreamsApp(topology, { applicationId: "fraud", bootstrapServers: "localhost:9092",
+ *                              processingGuarantee: "exactly_once" });
+ */
+export interface StreamsConfig {
+  /** Names the consumer group, the internal topics and the state folder. */
+  applicationId: string;
+  bootstrapServers: string | string[];
+  /** Where task state lives: `<stateDir>/<applicationId>/<taskId>/`. Default: `<tmp>/sluice`. */
+  stateDir?: string;
+  /** How often output is flushed and input offsets committed. Default 30 000 ms, or 100 ms under exactly-once. */
+  commitIntervalMs?: number;
+  processingGuarantee?: ProcessingGuarantee;
+  /** Must exceed the commit interval. Default 10 000 ms. */
+  transactionTimeoutMs?: number;
+  /** Records buffered per input partition before its fetching pauses. Default 1000. */
+  maxBufferedRecordsPerPartition?: number;
+  /** Records processed between yields to the event loop. Default 1000. */
+  maxRecordsPerLoop?: number;
+  clientId?: string;
+  ssl?: KafkaConnection["ssl"];
+  sasl?: KafkaConnection["sasl"];
+  sessionTimeoutMs?: number;
+  heartbeatIntervalMs?: number;
+  /** Replication factor of internal topics; -1 uses the broker default. */
+  replicationFactor?: number;
+  /** How often consumed repartition records are deleted. Default 30 000 ms. */
+  repartitionPurgeIntervalMs?: number;
+  logger?: Logger;
+}
+
+export type ResolvedConfig = Required<Omit<StreamsConfig, "ssl" | "sasl" | "logger" | "bootstrapServers">> & {
+  bootstrapServers: string[];
+  ssl?: KafkaConnection["ssl"];
+  sasl?: KafkaConnection["sasl"];
+};
+
+const applicationIdPattern = /^[a-zA-Z0-9._-]{1,200}$/;
+
+/** Checks every setting and fills defaults; throws a ConfigError naming the setting and the fix. */
+export function resolveConfig(config: StreamsConfig): ResolvedConfig {
+  if (!config || typeof config !== "object") throw new ConfigError("StreamsApp needs a config object with applicationId and bootstrapServers");
+  const { applicationId } = config;
+  if (typeof applicationId !== "string" || !applicationIdPattern.test(applicationId)) {
+    throw new ConfigError(
+      `applicationId ${JSON.stringify(applicationId)} is invalid: use 1-200 characters of letters, digits, '.', '_' or '-' (it names the consumer group and internal topics)`,
+    );
+  }
+  const guarantee = config.processingGuarantee ?? "at_least_once";
+  if (guarantee !== "at_least_once" && guarantee !== "exactly_once") {
+    throw new ConfigError(`processingGuarantee ${JSON.stringify(guarantee)} is invalid: use "at_least_once" or "exactly_once"`);
+  }
+  const brokers = typeof config.bootstrapServers === "string" ? config.bootstrapServers.split(",").map((s) => s.trim()).filter(Boolean) : config.bootstrapServers;
+  const resolved: ResolvedConfig = {
+    applicationId,
+    bootstrapServers: brokers ?? [],
+    stateDir: config.stateDir ?? join(tmpdir(), "sluice"),
+    commitIntervalMs: config.commitIntervalMs ?? (guarantee === "exactly_once" ? 100 : 30_000),
+    processingGuarantee: guarantee,
+    transactionTimeoutMs: config.transactionTimeoutMs ?? 10_000,
+    maxBufferedRecordsPerPartition: config.maxBufferedRecordsPerPartition ?? 1000,
+    maxRecordsPerLoop: config.maxRecordsPerLoop ?? 1000,
+    clientId: config.clientId ?? applicationId,
+    sessionTimeoutMs: config.sessionTimeoutMs ?? 10_000,
+    heartbeatIntervalMs: config.heartbeatIntervalMs ?? 1_000,
+    replicationFactor: config.replicationFactor ?? -1,
+    repartitionPurgeIntervalMs: config.repartitionPurgeIntervalMs ?? 30_000,
+  };
+  if (config.ssl !== undefined) resolved.ssl = config.ssl;
+  if (config.sasl !== undefined) resolved.sasl = config.sasl;
+  positive("commitIntervalMs", resolved.commitIntervalMs);
+  positive("transactionTimeoutMs", resolved.transactionTimeoutMs);
+  positive("maxBufferedRecordsPerPartition", resolved.maxBufferedRecordsPerPartition);
+  positive("maxRecordsPerLoop", resolved.maxRecordsPerLoop);
+  positive("sessionTimeoutMs", resolved.sessionTimeoutMs);
+  positive("heartbeatIntervalMs", resolved.heartbeatIntervalMs);
+  positive("repartitionPurgeIntervalMs", resolved.repartitionPurgeIntervalMs);
+  if (typeof resolved.stateDir !== "string" || resolved.stateDir === "") throw new ConfigError("stateDir must be a folder path");
+  if (guarantee === "exactly_once" && resolved.transactionTimeoutMs <= resolved.commitIntervalMs) {
+    throw new ConfigError(
+      `transactionTimeoutMs (${resolved.transactionTimeoutMs}) must exceed commitIntervalMs (${resolved.commitIntervalMs}) under exactly_once, or every transaction would time out: raise transactionTimeoutMs or lower commitIntervalMs`,
+    );
+  }
+  checkConnection(connectionOf(resolved));
+  return resolved;
+}
+
+function positive(name: string, value: unknown): void {
+  if (typeof value !== "number" || !Number.isFinite(value) || value <= 0) {
+    throw new ConfigError(`${name} must be a positive number of ${name.endsWith("Ms") ? "milliseconds" : "records"}, got ${JSON.stringify(value)}`);
+  }
+}
+
+export function connectionOf(config: ResolvedConfig, suffix = ""): KafkaConnection {
+  const connection: KafkaConnection = { brokers: config.bootstrapServers, clientId: config.clientId + suffix };
+  if (config.ssl !== undefined) connection.ssl = config.ssl;
+  if (config.sasl !== undefined) connection.sasl = config.sasl;
+  return connection;
+}

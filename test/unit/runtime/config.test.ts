@@ -1,0 +1,38 @@
+import { describe, expect, it } from "vitest";
+import { ConfigError } from "../../../lib/errors/index.ts";
+import { resolveConfig } from "../../../lib/runtime/config.ts";
+
+const base = { applicationId: "orders", bootstrapServers: "localhost:9092" };
+
+describe("StreamsApp config", () => {
+  it("fills defaults that depend on the guarantee", () => {
+    expect(resolveConfig(base).commitIntervalMs).toBe(30_000);
+    expect(resolveConfig({ ...base, processingGuarantee: "exactly_once" }).commitIntervalMs).toBe(100);
+    expect(resolveConfig({ ...base, bootstrapServers: "a:1, b:2" }).bootstrapServers).toEqual(["a:1", "b:2"]);
+  });
+
+  it.each([
+    [{ ...base, applicationId: "" }, /applicationId "" is invalid/],
+    [{ ...base, applicationId: "has space" }, /letters, digits/],
+    [{ ...base, bootstrapServers: "" }, /bootstrapServers is empty/],
+    [{ ...base, bootstrapServers: "localhost" }, /is not "host:port"/],
+    [{ ...base, commitIntervalMs: 0 }, /commitIntervalMs must be a positive number of milliseconds/],
+    [{ ...base, processingGuarantee: "twice" as never }, /processingGuarantee "twice" is invalid/],
+    [{ ...base, processingGuarantee: "exactly_once" as const, commitIntervalMs: 20_000 }, /transactionTimeoutMs \(10000\) must exceed commitIntervalMs \(20000\)/],
+  ])("rejects %j with a clear error", (config, message) => {
+    expect(() => resolveConfig(config)).toThrow(ConfigError);
+    expect(() => resolveConfig(config)).toThrow(message);
+  });
+
+  it("never puts a SASL password in an error", () => {
+    const config = { ...base, sasl: { mechanism: "plain" as const, username: "u", password: "" } };
+    expect(() => resolveConfig(config)).toThrow(/needs both username and password/);
+    const withSecret = { ...base, bootstrapServers: "bad", sasl: { mechanism: "plain" as const, username: "u", password: "s3cret" } };
+    try {
+      resolveConfig(withSecret);
+    } catch (error) {
+      expect(String((error as Error).message)).not.toContain("s3cret");
+    }
+    expect.assertions(2);
+  });
+});
