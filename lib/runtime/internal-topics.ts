@@ -1,0 +1,46 @@
+import { ConfigError, TopologyError } from "../errors/index.ts";
+import type { KafkaAdmin, TopicSpec } from "../kafka/index.ts";
+
+/**
+ * Creates the internal topics that are missing and checks the ones that exist: an
+ * existing internal topic with another partition count would route keys to the wrong
+ * task, so it stops start-up.
+ */
+export async function ensureInternalTopics(admin: KafkaAdmin, applicationId: string, specs: TopicSpec[]): Promise<string[]> {
+  const counts = await admin.partitionCounts(specs.map((s) => s.name));
+  for (const spec of specs) {
+    const actual = counts.get(spec.name);
+    if (actual !== undefined && actual !== spec.partitions) {
+      throw new TopologyError(
+        `existing internal topic ${spec.name} has ${actual} partitions but this topology needs ${spec.partitions}; ` +
+          `reset the application (sluice reset --application-id ${applicationId}) or delete the topic, then start again`,
+      );
+    }
+  }
+  return admin.createTopics(specs.filter((s) => !counts.has(s.name)));
+}
+
+/** Partition counts of the user's source topics; a missing one is a clear error (they are never auto-created). */
+export async function sourcePartitionCounts(admin: KafkaAdmin, topics: string[]): Promise<Map<string, number>> {
+  const counts = await admin.partitionCounts(topics);
+  const missing = topics.filter((t) => !counts.has(t));
+  if (missing.length > 0) {
+    throw new ConfigError(
+      `source topic${missing.length > 1 ? "s" : ""} ${missing.join(", ")} ${missing.length > 1 ? "do" : "does"} not exist; create ${missing.length > 1 ? "them" : "it"} first (Sluice creates only its internal topics)`,
+    );
+  }
+  return counts;
+}
+
+/** Every group of co-partitioned user topics must have one partition count. */
+export function checkCopartitioned(groups: string[][], counts: Map<string, number>): void {
+  for (const group of groups) {
+    const distinct = new Set(group.map((t) => counts.get(t)));
+    if (distinct.size > 1) {
+      const detail = group.map((t) => `${t} (${counts.get(t)} partitions)`).join(", ");
+      throw new TopologyError(
+        `topics not co-partitioned: ${detail}; a join or merge across them needs equal partition counts: repartition one side (KStream.repartition) or recreate the topics`,
+      );
+    }
+  }
+}
