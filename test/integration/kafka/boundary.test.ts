@@ -65,7 +65,12 @@ describe("the Kafka boundary against a real broker", () => {
     expect(await admin.committedOffsets(groupId, [topic])).toEqual([]);
     await producer.commit();
     await producer.close();
-    const offsets = await admin.committedOffsets(groupId, [topic]);
+    // The coordinator writes the commit markers after EndTxn returns, so the offsets
+    // become visible a moment later.
+    const offsets = await waitFor("committed offsets", async () => {
+      const found = await admin.committedOffsets(groupId, [topic]);
+      return found.length === 2 ? found : null;
+    });
     expect(offsets.sort((a, b) => a.partition - b.partition)).toEqual([
       { topic, partition: 0, offset: 7 },
       { topic, partition: 1, offset: 3 },
