@@ -1,0 +1,137 @@
+import type { BytesEntry, BytesFlushListener, BytesKeyValueStore } from "./bytes-key-value-store.ts";
+import { bytesToMapKey, inRange, prefixUpperBound } from "./bytes.ts";
+import { type CacheEntry, RecordCache } from "./record-cache.ts";
+import type { KeyValue } from "./store.ts";
+
+/**
+ * The write-back cache layer. Updates to a key within a commit interval collapse into one
+ * entry; on flush (commit) or eviction the entry goes down to the change-logging layer
+ * and to the flush listener, so the changelog and downstream each see one update per key
+ * per interval. With a budget of 0 every write passes straight through (down and to the
+ * listener), which keeps the processor's contract the same with and without caching.
+ */
+export class CachingKeyValueStore implements BytesKeyValueStore {
+  readonly name: string;
+  readonly persistent: boolean;
+  private readonly inner: BytesKeyValueStore;
+  private readonly cache: RecordCache<CacheEntry>;
+  private listener: BytesFlushListener | null = null;
+  private sendOldValues = false;
+
+  constructor(inner: BytesKeyValueStore, maxBytes: number) {
+    this.inner = inner;
+    this.name = inner.name;
+    this.persistent = inner.persistent;
+    this.cache = new RecordCache(maxBytes, (entry) => this.writeDown(entry.key, entry.value, entry.timestampMs));
+  }
+
+  setFlushListener(listener: BytesFlushListener, sendOldValues: boolean): void {
+    this.listener = listener;
+    this.sendOldValues = sendOldValues;
+  }
+
+  get(key: Buffer): Buffer | null {
+    const mapKey = bytesToMapKey(key);
+    const cached = this.cache.get(mapKey);
+    if (cached !== undefined) return cached.value;
+    const value = this.inner.get(key);
+    // Absent keys are cached too: aggregations look up new keys all the time.
+    if (this.cache.maxBytes > 0) this.cache.put(mapKey, { key, value, timestampMs: 0, dirty: false });
+    return value;
+  }
+
+  put(key: Buffer, value: Buffer | null, timestampMs: number): void {
+    if (this.cache.maxBytes === 0) {
+      this.writeDown(key, value, timestampMs);
+      return;
+    }
+    this.cache.put(bytesToMapKey(key), { key, value, timestampMs, dirty: true });
+  }
+
+  putIfAbsent(key: Buffer, value: Buffer, timestampMs: number): Buffer | null {
+    const existing = this.get(key);
+    if (existing === null) this.put(key, value, timestampMs);
+    return existing;
+  }
+
+  delete(key: Buffer, timestampMs: number): Buffer | null {
+    const existing = this.get(key);
+    if (existing !== null) this.put(key, null, timestampMs);
+    return existing;
+  }
+
+  putAll(entries: readonly BytesEntry[]): void {
+    for (const e of entries) this.put(e.key, e.value, e.timestampMs);
+  }
+
+  range(from: Buffer | null, to: Buffer | null, reverse: boolean): KeyValue<Buffer, Buffer>[] {
+    const stored = this.inner.range(from, to, reverse);
+    return mergeDirty(stored, this.cache.dirtyEntries((e) => inRange(e.key, from, to)), reverse);
+  }
+
+  prefixScan(prefix: Buffer): KeyValue<Buffer, Buffer>[] {
+    const stored = this.inner.prefixScan(prefix);
+    const upper = prefixUpperBound(prefix);
+    const dirty = this.cache.dirtyEntries(
+      (e) => Buffer.compare(e.key, prefix) >= 0 && (upper === null || Buffer.compare(e.key, upper) < 0),
+    );
+    return mergeDirty(stored, dirty, false);
+  }
+
+  approximateNumEntries(): number {
+    return this.inner.approximateNumEntries() + this.cache.dirtyEntries((e) => e.value !== null).length;
+  }
+
+  flush(): void {
+    for (const entry of this.cache.takeDirty()) this.writeDown(entry.key, entry.value, entry.timestampMs);
+    this.inner.flush();
+  }
+
+  /** Drops every cached entry, dirty ones included (after a rollback or a restore). */
+  discard(): void {
+    this.cache.clear();
+  }
+
+  close(): void {
+    this.cache.clear();
+    this.inner.close();
+  }
+
+  get cachedBytes(): number {
+    return this.cache.sizeBytes;
+  }
+
+  private writeDown(key: Buffer, value: Buffer | null, timestampMs: number): void {
+    const oldValue = this.listener !== null && this.sendOldValues ? this.inner.get(key) : null;
+    this.inner.put(key, value, timestampMs);
+    this.listener?.({ key, newValue: value, oldValue, timestampMs });
+  }
+}
+
+/** Overlays dirty cache entries (a null value hides the stored key) on a sorted scan. */
+function mergeDirty(
+  stored: KeyValue<Buffer, Buffer>[],
+  dirty: CacheEntry[],
+  reverse: boolean,
+): KeyValue<Buffer, Buffer>[] {
+  if (dirty.length === 0) return stored;
+  const direction = reverse ? -1 : 1;
+  dirty.sort((a, b) => direction * Buffer.compare(a.key, b.key));
+  const merged: KeyValue<Buffer, Buffer>[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < stored.length || j < dirty.length) {
+    const s = stored[i];
+    const d = dirty[j];
+    const order = s === undefined ? 1 : d === undefined ? -1 : direction * Buffer.compare(s.key, d.key);
+    if (order < 0 && s !== undefined) {
+      merged.push(s);
+      i++;
+      continue;
+    }
+    if (order === 0) i++;
+    if (d !== undefined && d.value !== null) merged.push({ key: d.key, value: d.value });
+    j++;
+  }
+  return merged;
+}

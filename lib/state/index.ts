@@ -1,0 +1,26 @@
+export type {
+  CacheFlushListener,
+  CacheFlushRecord,
+  CachedStore,
+  KeyValue,
+  KeyValueStore,
+  PrefixSerializer,
+  ReadOnlyKeyValueStore,
+  StateStore,
+} from "./store.ts";
+export type { StoreSerde } from "./serde.ts";
+export { type ChangelogWriter, changelogTopicName } from "./changelog.ts";
+export { StoreMetrics, type OperationStats, type StoreOperation } from "./store-metrics.ts";
+export { DEFAULT_CACHE_MAX_BYTES, type StoreBuilder, type StoreContext, checkStoreName } from "./store-builder.ts";
+export { KeyValueStoreBuilder } from "./key-value-store-builder.ts";
+export { MeteredKeyValueStore } from "./metered-key-value-store.ts";
+export { Stores } from "./stores.ts";
+export { compareBytes, prefixUpperBound } from "./bytes.ts";
+export {
+  TaskDatabase,
+  type ChangelogPosition,
+  type StoreCheckpoint,
+  type TaskDatabaseOptions,
+} from "./sqlite/task-database.ts";
+export type { RestoreRecord } from "./sqlite/sql.ts";
+export { StateDirectory, StateDirectoryLockedError } from "./sqlite/state-directory.ts";

@@ -1,0 +1,142 @@
+import type { BytesKeyValueStore } from "./bytes-key-value-store.ts";
+import type { CachingKeyValueStore } from "./caching-key-value-store.ts";
+import type { StoreMetrics } from "./store-metrics.ts";
+import type { StoreSerdes } from "./store-serdes.ts";
+import type { CachedStore, CacheFlushListener, KeyValue, KeyValueStore, PrefixSerializer } from "./store.ts";
+
+/**
+ * The outermost layer: applies the serdes, stamps writes with the current record's
+ * timestamp, and counts operations and their latency.
+ */
+export class MeteredKeyValueStore<K, V> implements KeyValueStore<K, V>, CachedStore<K, V> {
+  readonly name: string;
+  readonly persistent: boolean;
+  readonly metrics: StoreMetrics;
+  private readonly inner: BytesKeyValueStore;
+  private readonly cache: CachingKeyValueStore | null;
+  private readonly serdes: StoreSerdes<K, V>;
+  private readonly recordTimestamp: () => number;
+
+  constructor(options: {
+    inner: BytesKeyValueStore;
+    cache: CachingKeyValueStore | null;
+    serdes: StoreSerdes<K, V>;
+    recordTimestamp: () => number;
+    metrics: StoreMetrics;
+  }) {
+    this.inner = options.inner;
+    this.cache = options.cache;
+    this.serdes = options.serdes;
+    this.recordTimestamp = options.recordTimestamp;
+    this.metrics = options.metrics;
+    this.name = this.inner.name;
+    this.persistent = this.inner.persistent;
+  }
+
+  setFlushListener(listener: CacheFlushListener<K, V>, sendOldValues = false): boolean {
+    if (this.cache === null) return false;
+    this.cache.setFlushListener(
+      (r) =>
+        listener({
+          key: this.serdes.key(r.key),
+          newValue: this.serdes.value(r.newValue),
+          oldValue: this.serdes.value(r.oldValue),
+          timestampMs: r.timestampMs,
+        }),
+      sendOldValues,
+    );
+    return true;
+  }
+
+  get(key: K): V | null {
+    const started = performance.now();
+    const value = this.serdes.value(this.inner.get(this.serdes.keyBytes(key)));
+    this.metrics.record("get", started);
+    return value;
+  }
+
+  put(key: K, value: V | null): void {
+    const started = performance.now();
+    this.inner.put(this.serdes.keyBytes(key), this.serdes.valueBytes(value), this.recordTimestamp());
+    this.metrics.record("put", started);
+  }
+
+  putIfAbsent(key: K, value: V): V | null {
+    const started = performance.now();
+    const valueBytes = this.serdes.valueBytes(value);
+    const keyBytes = this.serdes.keyBytes(key);
+    const existing =
+      valueBytes === null ? this.inner.get(keyBytes) : this.inner.putIfAbsent(keyBytes, valueBytes, this.recordTimestamp());
+    this.metrics.record("putIfAbsent", started);
+    return this.serdes.value(existing);
+  }
+
+  delete(key: K): V | null {
+    const started = performance.now();
+    const existing = this.inner.delete(this.serdes.keyBytes(key), this.recordTimestamp());
+    this.metrics.record("delete", started);
+    return this.serdes.value(existing);
+  }
+
+  putAll(entries: readonly KeyValue<K, V | null>[]): void {
+    const started = performance.now();
+    const timestampMs = this.recordTimestamp();
+    this.inner.putAll(
+      entries.map((e) => ({ key: this.serdes.keyBytes(e.key), value: this.serdes.valueBytes(e.value), timestampMs })),
+    );
+    this.metrics.record("putAll", started);
+  }
+
+  range(from: K | null, to: K | null): KeyValue<K, V>[] {
+    return this.scan(from, to, false);
+  }
+
+  reverseRange(from: K | null, to: K | null): KeyValue<K, V>[] {
+    return this.scan(from, to, true);
+  }
+
+  prefixScan<P = K>(prefix: P, prefixSerde?: PrefixSerializer<P>): KeyValue<K, V>[] {
+    const started = performance.now();
+    const prefixBytes =
+      prefixSerde === undefined
+        ? this.serdes.keyBytes(prefix as unknown as K)
+        : this.serdes.serializeKeyWith(prefixSerde, prefix);
+    const result = this.typed(this.inner.prefixScan(prefixBytes));
+    this.metrics.record("prefixScan", started);
+    return result;
+  }
+
+  all(): KeyValue<K, V>[] {
+    const started = performance.now();
+    const result = this.typed(this.inner.range(null, null, false));
+    this.metrics.record("all", started);
+    return result;
+  }
+
+  approximateNumEntries(): number {
+    return this.inner.approximateNumEntries();
+  }
+
+  flush(): void {
+    const started = performance.now();
+    this.inner.flush();
+    this.metrics.record("flush", started);
+  }
+
+  close(): void {
+    this.inner.close();
+  }
+
+  private scan(from: K | null, to: K | null, reverse: boolean): KeyValue<K, V>[] {
+    const started = performance.now();
+    const fromBytes = from === null ? null : this.serdes.keyBytes(from);
+    const toBytes = to === null ? null : this.serdes.keyBytes(to);
+    const result = this.typed(this.inner.range(fromBytes, toBytes, reverse));
+    this.metrics.record("range", started);
+    return result;
+  }
+
+  private typed(rows: KeyValue<Buffer, Buffer>[]): KeyValue<K, V>[] {
+    return rows.map((r) => ({ key: this.serdes.key(r.key), value: this.serdes.value(r.value) as V }));
+  }
+}

@@ -1,0 +1,124 @@
+import type Database from "better-sqlite3";
+import { prefixUpperBound } from "./byte-order.ts";
+import { quoteIdentifier, type RestoreRecord, type TaskTable } from "./sql.ts";
+
+export interface KeyValueRow {
+  key: Buffer;
+  value: Buffer;
+}
+
+/**
+ * One key-value store as one table: key BLOB PRIMARY KEY, value BLOB, timestamp INTEGER,
+ * WITHOUT ROWID so that the rows live in the key's B-tree (one lookup, ordered by bytes).
+ * Statements are prepared once and reused; scan statements are prepared on first use.
+ */
+export class SqliteKeyValueTable implements TaskTable {
+  readonly name: string;
+  readonly persistent = true;
+  private readonly db: Database.Database;
+  private readonly beforeWrite: () => void;
+  private readonly table: string;
+  private readonly getStatement: Database.Statement;
+  private readonly upsertStatement: Database.Statement;
+  private readonly deleteStatement: Database.Statement;
+  private readonly countStatement: Database.Statement;
+  private readonly scans = new Map<string, Database.Statement>();
+
+  constructor(db: Database.Database, name: string, beforeWrite: () => void) {
+    this.db = db;
+    this.name = name;
+    this.beforeWrite = beforeWrite;
+    this.table = quoteIdentifier(`kv:${name}`);
+    db.exec(
+      `CREATE TABLE IF NOT EXISTS ${this.table} (key BLOB PRIMARY KEY NOT NULL, value BLOB NOT NULL, timestamp INTEGER NOT NULL) WITHOUT ROWID`,
+    );
+    this.getStatement = db.prepare(`SELECT value FROM ${this.table} WHERE key = ?`).pluck();
+    this.upsertStatement = db.prepare(`INSERT OR REPLACE INTO ${this.table} (key, value, timestamp) VALUES (?, ?, ?)`);
+    this.deleteStatement = db.prepare(`DELETE FROM ${this.table} WHERE key = ?`);
+    this.countStatement = db.prepare(`SELECT count(*) FROM ${this.table}`).pluck();
+  }
+
+  get(key: Buffer): Buffer | null {
+    return (this.getStatement.get(key) as Buffer | undefined) ?? null;
+  }
+
+  put(key: Buffer, value: Buffer | null, timestampMs: number): void {
+    this.beforeWrite();
+    if (value === null) this.deleteStatement.run(key);
+    else this.upsertStatement.run(key, value, timestampMs);
+  }
+
+  putIfAbsent(key: Buffer, value: Buffer, timestampMs: number): Buffer | null {
+    const existing = this.get(key);
+    if (existing === null) this.put(key, value, timestampMs);
+    return existing;
+  }
+
+  delete(key: Buffer, _timestampMs: number): Buffer | null {
+    const existing = this.get(key);
+    if (existing !== null) {
+      this.beforeWrite();
+      this.deleteStatement.run(key);
+    }
+    return existing;
+  }
+
+  putAll(entries: readonly { key: Buffer; value: Buffer | null; timestampMs: number }[]): void {
+    for (const e of entries) this.put(e.key, e.value, e.timestampMs);
+  }
+
+  range(from: Buffer | null, to: Buffer | null, reverse: boolean): KeyValueRow[] {
+    const params: Buffer[] = [];
+    const where: string[] = [];
+    if (from !== null) {
+      where.push("key >= ?");
+      params.push(from);
+    }
+    if (to !== null) {
+      where.push("key <= ?");
+      params.push(to);
+    }
+    return this.scan(where, params, reverse);
+  }
+
+  /** Keys that start with `prefix`, ascending. */
+  prefixScan(prefix: Buffer): KeyValueRow[] {
+    const upperBound = prefixUpperBound(prefix);
+    if (upperBound === null) return this.scan(["key >= ?"], [prefix], false);
+    return this.scan(["key >= ?", "key < ?"], [prefix, upperBound], false);
+  }
+
+  approximateNumEntries(): number {
+    return this.countStatement.get() as number;
+  }
+
+  flush(): void {
+    // Nothing is buffered here: rows are in the open SQLite transaction, which
+    // TaskDatabase.commit makes durable.
+  }
+
+  close(): void {
+    // Statements belong to the connection, which the TaskDatabase closes.
+  }
+
+  restore(records: readonly RestoreRecord[]): void {
+    for (const r of records) {
+      if (r.value === null) this.deleteStatement.run(r.key);
+      else this.upsertStatement.run(r.key, r.value, r.timestamp);
+    }
+  }
+
+  private scan(where: string[], params: Buffer[], reverse: boolean): KeyValueRow[] {
+    const sqlKey = `${where.join(" AND ")}|${reverse ? "desc" : "asc"}`;
+    let statement = this.scans.get(sqlKey);
+    if (statement === undefined) {
+      const clause = where.length === 0 ? "" : ` WHERE ${where.join(" AND ")}`;
+      statement = this.db
+        .prepare(`SELECT key, value FROM ${this.table}${clause} ORDER BY key ${reverse ? "DESC" : "ASC"}`)
+        .raw();
+      this.scans.set(sqlKey, statement);
+    }
+    const rows = statement.all(...params) as [Buffer, Buffer][];
+    return rows.map(([key, value]) => ({ key, value }));
+  }
+}

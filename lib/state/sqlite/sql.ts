@@ -1,0 +1,18 @@
+/** Quotes an SQL identifier, so that any store name is a safe table name. */
+export function quoteIdentifier(name: string): string {
+  return `"${name.replaceAll('"', '""')}"`;
+}
+
+/** A changelog record as the restore path receives it; a null value is a tombstone. */
+export interface RestoreRecord {
+  key: Buffer;
+  value: Buffer | null;
+  timestamp: number;
+}
+
+/** What the task database needs from each of its tables. */
+export interface TaskTable {
+  readonly name: string;
+  /** Applies changelog records (already inside the restore transaction). */
+  restore(records: readonly RestoreRecord[]): void;
+}

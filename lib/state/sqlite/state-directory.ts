@@ -1,0 +1,107 @@
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { hostname } from "node:os";
+import { join, resolve } from "node:path";
+import Database from "better-sqlite3";
+import { ConfigError, FatalError } from "../../errors/index.ts";
+import { TaskDatabase, type TaskDatabaseOptions } from "./task-database.ts";
+
+/** Another live process holds the application's state directory. */
+export class StateDirectoryLockedError extends ConfigError {}
+
+const LOCK_FILE = ".lock";
+const OWNER_FILE = ".lock.owner";
+
+/**
+ * The application's state directory, `<stateDir>/<applicationId>/`, locked for this
+ * process. Node has no flock, so the lock is an SQLite database in that directory opened
+ * with `locking_mode=EXCLUSIVE` and written once: SQLite then keeps an fcntl write lock on
+ * the file until the connection closes, and the operating system drops that lock when the
+ * process dies, however it dies (kill -9 included). No stale lock file is ever left to
+ * clean up.
+ */
+export class StateDirectory {
+  readonly appDir: string;
+  private lockConnection: Database.Database | null;
+
+  private constructor(appDir: string, lockConnection: Database.Database) {
+    this.appDir = appDir;
+    this.lockConnection = lockConnection;
+  }
+
+  /**
+   * Creates the directory when missing and locks it.
+   * @throws StateDirectoryLockedError when another live process holds it.
+   */
+  static lock(stateDir: string, applicationId: string): StateDirectory {
+    const appDir = resolve(stateDir, checkPathSegment(applicationId, "applicationId"));
+    mkdirSync(appDir, { recursive: true });
+    const connection = new Database(join(appDir, LOCK_FILE), { timeout: 0 });
+    try {
+      connection.pragma("locking_mode = EXCLUSIVE");
+      connection.exec("BEGIN EXCLUSIVE");
+      connection.exec("CREATE TABLE IF NOT EXISTS owner (pid INTEGER NOT NULL, host TEXT NOT NULL, since TEXT NOT NULL)");
+      connection.exec("DELETE FROM owner");
+      connection.prepare("INSERT INTO owner VALUES (?, ?, ?)").run(process.pid, hostname(), new Date().toISOString());
+      connection.exec("COMMIT");
+    } catch (error) {
+      connection.close();
+      if (isBusy(error)) {
+        throw new StateDirectoryLockedError(
+          `The state directory ${appDir} is in use by another Sluice instance${describeOwner(appDir)}. ` +
+            "Each running instance of an application needs its own state directory: give this instance a different " +
+            "`stateDir`, or stop the other instance first (its lock is released as soon as its process exits).",
+          { cause: error },
+        );
+      }
+      throw error;
+    }
+    // Only for the error message of a second process, which cannot read the locked database.
+    writeFileSync(join(appDir, OWNER_FILE), `pid ${process.pid} on ${hostname()} since ${new Date().toISOString()}\n`);
+    return new StateDirectory(appDir, connection);
+  }
+
+  /** `<appDir>/<taskId>`, where a task keeps its database. */
+  taskDir(taskId: string): string {
+    return join(this.appDir, checkPathSegment(taskId, "taskId"));
+  }
+
+  /** Opens (creating when missing) `<appDir>/<taskId>/state.db`. */
+  openTask(taskId: string, options: TaskDatabaseOptions = {}): TaskDatabase {
+    if (this.lockConnection === null) {
+      throw new FatalError(`Cannot open task ${taskId}: the state directory ${this.appDir} was released`);
+    }
+    const dir = this.taskDir(taskId);
+    mkdirSync(dir, { recursive: true });
+    return new TaskDatabase(join(dir, "state.db"), options);
+  }
+
+  get locked(): boolean {
+    return this.lockConnection !== null;
+  }
+
+  /** Releases the lock; close the task databases first. */
+  release(): void {
+    this.lockConnection?.close();
+    this.lockConnection = null;
+  }
+}
+
+function isBusy(error: unknown): boolean {
+  const code = (error as { code?: unknown }).code;
+  return code === "SQLITE_BUSY" || code === "SQLITE_LOCKED";
+}
+
+function describeOwner(appDir: string): string {
+  try {
+    return ` (${readFileSync(join(appDir, OWNER_FILE), "utf8").trim()})`;
+  } catch {
+    return "";
+  }
+}
+
+function checkPathSegment(value: string, what: string): string {
+  if (value.length === 0 || value === "." || value === ".." || /[/\\\0]/.test(value)) {
+    throw new ConfigError(`${what} "${value}" cannot be used as a directory name: use a non-empty name without "/" or "\\"`);
+  }
+  return value;
+}
