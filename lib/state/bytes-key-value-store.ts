@@ -1,4 +1,4 @@
-import type { CacheFlushListener, KeyValue } from "./store.ts";
+import type { CacheFlushListener, KeyValue, ValueAndTimestamp } from "./store.ts";
 
 /**
  * The shape shared by every layer below the metered one (caching, change-logging and the
@@ -10,6 +10,7 @@ export interface BytesKeyValueStore {
   readonly name: string;
   readonly persistent: boolean;
   get(key: Buffer): Buffer | null;
+  getWithTimestamp(key: Buffer): ValueAndTimestamp<Buffer> | null;
   put(key: Buffer, value: Buffer | null, timestampMs: number): void;
   putIfAbsent(key: Buffer, value: Buffer, timestampMs: number): Buffer | null;
   delete(key: Buffer, timestampMs: number): Buffer | null;

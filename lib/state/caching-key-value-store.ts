@@ -1,7 +1,7 @@
 import type { BytesEntry, BytesFlushListener, BytesKeyValueStore } from "./bytes-key-value-store.ts";
 import { bytesToMapKey, inRange, prefixUpperBound } from "./bytes.ts";
 import { type CacheEntry, RecordCache } from "./record-cache.ts";
-import type { KeyValue } from "./store.ts";
+import type { KeyValue, ValueAndTimestamp } from "./store.ts";
 
 /**
  * The write-back cache layer. Updates to a key within a commit interval collapse into one
@@ -31,13 +31,12 @@ export class CachingKeyValueStore implements BytesKeyValueStore {
   }
 
   get(key: Buffer): Buffer | null {
-    const mapKey = bytesToMapKey(key);
-    const cached = this.cache.get(mapKey);
-    if (cached !== undefined) return cached.value;
-    const value = this.inner.get(key);
-    // Absent keys are cached too: aggregations look up new keys all the time.
-    if (this.cache.maxBytes > 0) this.cache.put(mapKey, { key, value, timestampMs: 0, dirty: false });
-    return value;
+    return this.lookup(key).value;
+  }
+
+  getWithTimestamp(key: Buffer): ValueAndTimestamp<Buffer> | null {
+    const entry = this.lookup(key);
+    return entry.value === null ? null : { value: entry.value, timestampMs: entry.timestampMs };
   }
 
   put(key: Buffer, value: Buffer | null, timestampMs: number): void {
@@ -99,6 +98,17 @@ export class CachingKeyValueStore implements BytesKeyValueStore {
 
   get cachedBytes(): number {
     return this.cache.sizeBytes;
+  }
+
+  private lookup(key: Buffer): { value: Buffer | null; timestampMs: number } {
+    const mapKey = bytesToMapKey(key);
+    const cached = this.cache.get(mapKey);
+    if (cached !== undefined) return cached;
+    const stored = this.inner.getWithTimestamp(key);
+    const entry = { key, value: stored?.value ?? null, timestampMs: stored?.timestampMs ?? 0, dirty: false };
+    // Absent keys are cached too: aggregations look up new keys all the time.
+    if (this.cache.maxBytes > 0) this.cache.put(mapKey, entry);
+    return entry;
   }
 
   private writeDown(key: Buffer, value: Buffer | null, timestampMs: number): void {

@@ -7,6 +7,7 @@ export type {
   PrefixSerializer,
   ReadOnlyKeyValueStore,
   StateStore,
+  ValueAndTimestamp,
 } from "./store.ts";
 export type { StoreSerde } from "./serde.ts";
 export { type ChangelogWriter, changelogTopicName } from "./changelog.ts";

@@ -1,6 +1,6 @@
 import type { BytesEntry, BytesKeyValueStore } from "./bytes-key-value-store.ts";
 import type { ChangelogWriter } from "./changelog.ts";
-import type { KeyValue } from "./store.ts";
+import type { KeyValue, ValueAndTimestamp } from "./store.ts";
 
 /** Sends every write that reaches the store to the changelog, with the record's timestamp. */
 export class ChangeLoggingKeyValueStore implements BytesKeyValueStore {
@@ -18,6 +18,10 @@ export class ChangeLoggingKeyValueStore implements BytesKeyValueStore {
 
   get(key: Buffer): Buffer | null {
     return this.inner.get(key);
+  }
+
+  getWithTimestamp(key: Buffer): ValueAndTimestamp<Buffer> | null {
+    return this.inner.getWithTimestamp(key);
   }
 
   put(key: Buffer, value: Buffer | null, timestampMs: number): void {

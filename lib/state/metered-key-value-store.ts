@@ -2,7 +2,14 @@ import type { BytesKeyValueStore } from "./bytes-key-value-store.ts";
 import type { CachingKeyValueStore } from "./caching-key-value-store.ts";
 import type { StoreMetrics } from "./store-metrics.ts";
 import type { StoreSerdes } from "./store-serdes.ts";
-import type { CachedStore, CacheFlushListener, KeyValue, KeyValueStore, PrefixSerializer } from "./store.ts";
+import type {
+  CachedStore,
+  CacheFlushListener,
+  KeyValue,
+  KeyValueStore,
+  PrefixSerializer,
+  ValueAndTimestamp,
+} from "./store.ts";
 
 /**
  * The outermost layer: applies the serdes, stamps writes with the current record's
@@ -53,6 +60,13 @@ export class MeteredKeyValueStore<K, V> implements KeyValueStore<K, V>, CachedSt
     const value = this.serdes.value(this.inner.get(this.serdes.keyBytes(key)));
     this.metrics.record("get", started);
     return value;
+  }
+
+  getWithTimestamp(key: K): ValueAndTimestamp<V> | null {
+    const started = performance.now();
+    const stored = this.inner.getWithTimestamp(this.serdes.keyBytes(key));
+    this.metrics.record("get", started);
+    return stored === null ? null : { value: this.serdes.value(stored.value) as V, timestampMs: stored.timestampMs };
   }
 
   put(key: K, value: V | null): void {

@@ -31,9 +31,17 @@ export interface StateStore {
   close(): void;
 }
 
+/** A stored value with the timestamp of the record that wrote it. */
+export interface ValueAndTimestamp<V> {
+  value: V;
+  timestampMs: number;
+}
+
 export interface ReadOnlyKeyValueStore<K, V> {
   /** The value, or null when the key is absent. */
   get(key: K): V | null;
+  /** The value and the timestamp of the record that wrote it (what KTable joins need), or null. */
+  getWithTimestamp(key: K): ValueAndTimestamp<V> | null;
   /** Keys in [from, to], both inclusive, ascending; a null bound is open. */
   range(from: K | null, to: K | null): KeyValue<K, V>[];
   /** The same entries as `range`, descending. */

@@ -19,6 +19,7 @@ export class SqliteKeyValueTable implements TaskTable {
   private readonly beforeWrite: () => void;
   private readonly table: string;
   private readonly getStatement: Database.Statement;
+  private readonly getWithTimestampStatement: Database.Statement;
   private readonly upsertStatement: Database.Statement;
   private readonly deleteStatement: Database.Statement;
   private readonly countStatement: Database.Statement;
@@ -33,6 +34,7 @@ export class SqliteKeyValueTable implements TaskTable {
       `CREATE TABLE IF NOT EXISTS ${this.table} (key BLOB PRIMARY KEY NOT NULL, value BLOB NOT NULL, timestamp INTEGER NOT NULL) WITHOUT ROWID`,
     );
     this.getStatement = db.prepare(`SELECT value FROM ${this.table} WHERE key = ?`).pluck();
+    this.getWithTimestampStatement = db.prepare(`SELECT value, timestamp FROM ${this.table} WHERE key = ?`).raw();
     this.upsertStatement = db.prepare(`INSERT OR REPLACE INTO ${this.table} (key, value, timestamp) VALUES (?, ?, ?)`);
     this.deleteStatement = db.prepare(`DELETE FROM ${this.table} WHERE key = ?`);
     this.countStatement = db.prepare(`SELECT count(*) FROM ${this.table}`).pluck();
@@ -40,6 +42,11 @@ export class SqliteKeyValueTable implements TaskTable {
 
   get(key: Buffer): Buffer | null {
     return (this.getStatement.get(key) as Buffer | undefined) ?? null;
+  }
+
+  getWithTimestamp(key: Buffer): { value: Buffer; timestampMs: number } | null {
+    const row = this.getWithTimestampStatement.get(key) as [Buffer, number] | undefined;
+    return row === undefined ? null : { value: row[0], timestampMs: row[1] };
   }
 
   put(key: Buffer, value: Buffer | null, timestampMs: number): void {

@@ -128,3 +128,27 @@ const bufferSerde = {
   serialize: (_t: string, v: Buffer | null) => v,
   deserialize: (_t: string, d: Buffer | null) => d,
 };
+
+describe("timestamps", () => {
+  it.each([false, true])("stores the record timestamp with each value (cached: %s)", (cached) => {
+    const fx = new StateFixture();
+    try {
+      const builder = Stores.keyValueStoreBuilder("kv", stringSerde, stringSerde);
+      const store = (cached ? builder.withCachingEnabled() : builder).build(fx.context);
+      fx.timestampMs = 500;
+      store.put("a", "1");
+      expect(store.getWithTimestamp("a")).toEqual({ value: "1", timestampMs: 500 });
+      store.flush();
+      fx.timestampMs = 900;
+      store.put("a", "2");
+      store.flush();
+      expect(store.getWithTimestamp("a")).toEqual({ value: "2", timestampMs: 900 });
+      expect(store.getWithTimestamp("missing")).toBeNull();
+      fx.database.commit();
+      const table = fx.database.keyValueTable("kv");
+      expect(table.getWithTimestamp(Buffer.from("a"))).toEqual({ value: Buffer.from("2"), timestampMs: 900 });
+    } finally {
+      fx.close();
+    }
+  });
+});
