@@ -1,0 +1,61 @@
+import type { OutgoingRecord } from "../kafka/index.ts";
+
+type HeaderValues = Readonly<Record<string, Buffer | string>>;
+
+/**
+ * A task's output of one commit interval: sinks, changelogs and dead letters append here
+ * synchronously (no await per record); the commit cycle sends it as one batch.
+ */
+export class OutputBuffer {
+  #records: OutgoingRecord[] = [];
+
+  send(topic: string, key: Buffer | null, value: Buffer | null, timestamp: number, headers?: HeaderValues, partition?: number): void {
+    const record: OutgoingRecord = { topic, key, value, timestamp };
+    if (partition !== undefined) record.partition = partition;
+    if (headers) {
+      const names = Object.keys(headers);
+      if (names.length > 0) {
+        const bytes: Record<string, Buffer> = {};
+        for (const name of names) {
+          const v = headers[name]!;
+          bytes[name] = typeof v === "string" ? Buffer.from(v) : v;
+        }
+        record.headers = bytes;
+      }
+    }
+    this.#records.push(record);
+  }
+
+  get size(): number {
+    return this.#records.length;
+  }
+
+  /** Takes everything buffered so far, leaving the buffer empty. */
+  drain(): OutgoingRecord[] {
+    const records = this.#records;
+    this.#records = [];
+    return records;
+  }
+
+  /** Forgets the buffered output (a task rewound to its committed offsets). */
+  clear(): void {
+    this.#records = [];
+  }
+}
+
+/** The last offset written per topic-partition by one send (changelog checkpoints need it). */
+export function lastOffsets(records: OutgoingRecord[], positions: { topic: string; partition: number; baseOffset: number }[]): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const r of records) {
+    if (r.partition === undefined) continue;
+    const key = `${r.topic}:${r.partition}`;
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+  }
+  const result = new Map<string, number>();
+  for (const p of positions) {
+    const key = `${p.topic}:${p.partition}`;
+    const count = counts.get(key);
+    if (count !== undefined && p.baseOffset >= 0) result.set(key, p.baseOffset + count - 1);
+  }
+  return result;
+}
