@@ -1,0 +1,65 @@
+import { BranchProcessor } from "../processor/stateless/branch.ts";
+import { PassThroughProcessor } from "../processor/stateless/peek.ts";
+import { TopologyError } from "../errors/index.ts";
+import type { Branched } from "./options/branched.ts";
+import { KStream } from "./kstream.ts";
+import { nodeName, type StreamState } from "./stream-node.ts";
+import { Named } from "./options/named.ts";
+
+/**
+ * The result of `split()`. Predicates are tried in the order the branches were added; a
+ * record goes to the first that matches, else to the default branch, else nowhere. Finish
+ * with `defaultBranch()` or `noDefaultBranch()` to get the branches, keyed
+ * `<splitName><branchName>` (unnamed branches are numbered from 1, the default is "0").
+ */
+export class BranchedKStream<K, V> {
+  private readonly parent: StreamState;
+  private readonly splitName: string;
+  private readonly predicates: Array<(key: K, value: V) => boolean> = [];
+  private readonly childNames: string[] = [];
+  private readonly branches: Record<string, KStream<K, V>> = {};
+  private defaultChild: string | null = null;
+  private finished = false;
+
+  /** @internal Made by KStream.split(). */
+  constructor(parent: StreamState, splitName: string) {
+    this.parent = parent;
+    this.splitName = splitName;
+    const predicates = this.predicates;
+    const childNames = this.childNames;
+    // The processor reads the lists when a task starts, after every branch has been added.
+    parent.builder.addProcessor(splitName, () => new BranchProcessor(predicates, childNames, this.defaultChild), [parent.nodeName]);
+  }
+
+  branch(predicate: (key: K, value: V) => boolean, branched?: Branched): this {
+    this.ensureOpen("branch");
+    const name = this.addChild(branched?.name ?? String(this.predicates.length + 1));
+    this.predicates.push(predicate);
+    this.childNames.push(name);
+    return this;
+  }
+
+  defaultBranch(branched?: Branched): Record<string, KStream<K, V>> {
+    this.ensureOpen("defaultBranch");
+    this.defaultChild = this.addChild(branched?.name ?? "0");
+    this.finished = true;
+    return this.branches;
+  }
+
+  noDefaultBranch(): Record<string, KStream<K, V>> {
+    this.ensureOpen("noDefaultBranch");
+    this.finished = true;
+    return this.branches;
+  }
+
+  private addChild(branchName: string): string {
+    const name = nodeName(this.parent.builder, Named.as(`${this.splitName}${branchName}`), "");
+    this.parent.builder.addProcessor(name, () => new PassThroughProcessor(), [this.splitName]);
+    this.branches[name] = new KStream<K, V>({ ...this.parent, nodeName: name });
+    return name;
+  }
+
+  private ensureOpen(call: string): void {
+    if (this.finished) throw new TopologyError(`split "${this.splitName}" is already finished; ${call}() must come before defaultBranch()/noDefaultBranch().`);
+  }
+}

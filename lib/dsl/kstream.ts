@@ -1,0 +1,164 @@
+import type { FixedKeyProcessorSupplier, ProcessorSupplier } from "../processor/api.ts";
+import type { KeyValue } from "../processor/record.ts";
+import { BranchedKStream } from "./branched-kstream.ts";
+import { FilterProcessor } from "../processor/stateless/filter.ts";
+import { FlatMapProcessor, FlatMapValuesProcessor } from "../processor/stateless/flat-map.ts";
+import { MapProcessor, MapValuesProcessor, SelectKeyProcessor } from "../processor/stateless/map.ts";
+import { PassThroughProcessor, PeekProcessor } from "../processor/stateless/peek.ts";
+import type { TopicNameExtractor } from "../topology/nodes.ts";
+import { Named } from "./options/named.ts";
+import type { Produced } from "./options/produced.ts";
+import type { Repartitioned } from "./options/repartitioned.ts";
+import { addOperator, nodeName, type StreamState } from "./stream-node.ts";
+import { addRepartition, addSink } from "./sinks.ts";
+
+/**
+ * An unbounded stream of key-value records. Every operator returns a new handle; type
+ * parameters change only where the operator changes the key or value type. A stream read
+ * from a topic carries `K | null` and `V | null`, since Kafka records may lack a key and
+ * tombstones have no value: filter them out once and the types say so from then on.
+ *
+ * @example
+ *   builder.stream("orders", Consumed.with(Serdes.string(), Serdes.json<Order>()))
+ *     .filter((id, order) => order !== null)
+ *     .mapValues((order) => order.total)
+ *     .to("order-totals", Produced.with(Serdes.string(), Serdes.double()));
+ */
+export class KStream<K, V> {
+  /** @internal The graph position and serdes of this stream; not part of the public API. */
+  readonly state: StreamState;
+
+  /** @internal Streams are made by StreamsBuilder and other streams. */
+  constructor(state: StreamState) {
+    this.state = state;
+  }
+
+  /**
+   * True when an operator since the last partitioning (map, flatMap, selectKey, process)
+   * may have changed keys, so grouping or joining must go through a repartition topic first.
+   */
+  get repartitionRequired(): boolean {
+    return this.state.repartitionRequired;
+  }
+
+  /** Keeps records the predicate accepts. A type-guard predicate narrows the type, e.g. `(k, v) => v !== null`. */
+  filter<VR extends V>(predicate: (key: K, value: V) => value is VR, named?: Named): KStream<K, VR>;
+  filter<KR extends K>(predicate: (key: K, value: V) => key is KR, named?: Named): KStream<KR, V>;
+  filter(predicate: (key: K, value: V) => boolean, named?: Named): KStream<K, V>;
+  filter(predicate: (key: K, value: V) => boolean, named?: Named): KStream<K, V> {
+    return this.stateless(named, "KSTREAM-FILTER-", () => new FilterProcessor(predicate, true), false, false);
+  }
+
+  /** Drops records the predicate accepts. */
+  filterNot(predicate: (key: K, value: V) => boolean, named?: Named): KStream<K, V> {
+    return this.stateless(named, "KSTREAM-FILTER-", () => new FilterProcessor(predicate, false), false, false);
+  }
+
+  /** One new key and value per record. Marks the stream for repartitioning. */
+  map<KR, VR>(mapper: (key: K, value: V) => KeyValue<KR, VR>, named?: Named): KStream<KR, VR> {
+    return this.stateless(named, "KSTREAM-MAP-", () => new MapProcessor(mapper), true, true);
+  }
+
+  /** A new value per record; the key stays, so no repartitioning. */
+  mapValues<VR>(mapper: (value: V, key: K) => VR, named?: Named): KStream<K, VR> {
+    return this.stateless(named, "KSTREAM-MAPVALUES-", () => new MapValuesProcessor(mapper), false, true);
+  }
+
+  /** Zero or more records per record, in order. Marks the stream for repartitioning. */
+  flatMap<KR, VR>(mapper: (key: K, value: V) => Iterable<KeyValue<KR, VR>>, named?: Named): KStream<KR, VR> {
+    return this.stateless(named, "KSTREAM-FLATMAP-", () => new FlatMapProcessor(mapper), true, true);
+  }
+
+  /** Zero or more values per record, each with the record's key. */
+  flatMapValues<VR>(mapper: (value: V, key: K) => Iterable<VR>, named?: Named): KStream<K, VR> {
+    return this.stateless(named, "KSTREAM-FLATMAPVALUES-", () => new FlatMapValuesProcessor(mapper), false, true);
+  }
+
+  /** A new key per record, value unchanged. Marks the stream for repartitioning. */
+  selectKey<KR>(selector: (key: K, value: V) => KR, named?: Named): KStream<KR, V> {
+    return this.stateless(named, "KSTREAM-KEY-SELECT-", () => new SelectKeyProcessor(selector), true, false);
+  }
+
+  /** Runs a side effect per record and passes the record on unchanged. */
+  peek(action: (key: K, value: V) => void, named?: Named): KStream<K, V> {
+    return this.stateless(named, "KSTREAM-PEEK-", () => new PeekProcessor(action, true), false, false);
+  }
+
+  /** Runs a side effect per record; ends the stream. */
+  foreach(action: (key: K, value: V) => void, named?: Named): void {
+    this.stateless(named, "KSTREAM-FOREACH-", () => new PeekProcessor(action, false), false, false);
+  }
+
+  /** Routes each record to the first branch whose predicate matches; see {@link BranchedKStream}. */
+  split(named?: Named): BranchedKStream<K, V> {
+    const name = nodeName(this.state.builder, named, "KSTREAM-BRANCH-");
+    return new BranchedKStream<K, V>(this.state, name);
+  }
+
+  /** Both streams in one. Order is kept within each input, not between them. */
+  merge(other: KStream<K, V>, named?: Named): KStream<K, V> {
+    const builder = this.state.builder;
+    const name = nodeName(builder, named, "KSTREAM-MERGE-");
+    builder.addProcessor(name, () => new PassThroughProcessor(), [this.state.nodeName, other.state.nodeName]);
+    const sameSerde = <S>(a: S | null, b: S | null): S | null => (a === b ? a : null);
+    return new KStream({
+      builder,
+      nodeName: name,
+      repartitionRequired: this.state.repartitionRequired || other.state.repartitionRequired,
+      keySerde: sameSerde(this.state.keySerde, other.state.keySerde),
+      valueSerde: sameSerde(this.state.valueSerde, other.state.valueSerde),
+    });
+  }
+
+  /**
+   * Writes the stream through the internal topic `<applicationId>-<name>-repartition` and
+   * reads it back, partitioned by the current key. The result needs no further repartitioning.
+   */
+  repartition(repartitioned?: Repartitioned<NonNullable<K>, NonNullable<V>>): KStream<K, V> {
+    return new KStream(addRepartition(this.state, repartitioned as Repartitioned<unknown, unknown> | undefined));
+  }
+
+  /** Writes every record to a topic, or to the topic the extractor picks per record. */
+  to(topic: string | TopicNameExtractor<K, V>, produced?: Produced<NonNullable<K>, NonNullable<V>>): void {
+    addSink(this.state, topic as string | TopicNameExtractor, produced as Produced<unknown, unknown> | undefined);
+  }
+
+  /**
+   * Runs a Processor API processor, which may change keys (so the stream is marked for
+   * repartitioning). `stores` are the names of state stores it may use.
+   */
+  process<KOut, VOut>(supplier: ProcessorSupplier<K, V, KOut, VOut>, ...stores: string[]): KStream<KOut, VOut>;
+  process<KOut, VOut>(supplier: ProcessorSupplier<K, V, KOut, VOut>, named: Named, ...stores: string[]): KStream<KOut, VOut>;
+  process<KOut, VOut>(supplier: ProcessorSupplier<K, V, KOut, VOut>, ...rest: (Named | string)[]): KStream<KOut, VOut> {
+    const [named, stores] = splitNamed(rest);
+    const name = nodeName(this.state.builder, named, "KSTREAM-PROCESSOR-");
+    return new KStream(addOperator(this.state, name, supplier, { keyChanging: true, valueChanging: true, stores }));
+  }
+
+  /** Runs a processor that may change values but not keys: no repartitioning. */
+  processValues<VOut>(supplier: FixedKeyProcessorSupplier<K, V, VOut>, ...stores: string[]): KStream<K, VOut>;
+  processValues<VOut>(supplier: FixedKeyProcessorSupplier<K, V, VOut>, named: Named, ...stores: string[]): KStream<K, VOut>;
+  processValues<VOut>(supplier: FixedKeyProcessorSupplier<K, V, VOut>, ...rest: (Named | string)[]): KStream<K, VOut> {
+    const [named, stores] = splitNamed(rest);
+    const name = nodeName(this.state.builder, named, "KSTREAM-PROCESSVALUES-");
+    // A FixedKeyProcessor is a Processor whose types forbid new keys; at run time they are the same.
+    return new KStream(addOperator(this.state, name, supplier, { keyChanging: false, valueChanging: true, stores }));
+  }
+
+  private stateless<KR, VR>(
+    named: Named | undefined,
+    prefix: string,
+    supplier: () => unknown,
+    keyChanging: boolean,
+    valueChanging: boolean,
+  ): KStream<KR, VR> {
+    const name = nodeName(this.state.builder, named, prefix);
+    return new KStream(addOperator(this.state, name, supplier, { keyChanging, valueChanging }));
+  }
+}
+
+function splitNamed(rest: readonly (Named | string)[]): [Named | undefined, string[]] {
+  const first = rest[0];
+  if (first instanceof Named) return [first, rest.slice(1) as string[]];
+  return [undefined, rest as string[]];
+}

@@ -1,0 +1,51 @@
+import type { SinkNode } from "../topology/nodes.ts";
+import { repartitionTopicName } from "../topology/naming.ts";
+import type { TopicNameExtractor } from "../topology/nodes.ts";
+import type { Produced } from "./options/produced.ts";
+import type { Repartitioned } from "./options/repartitioned.ts";
+import { nodeName, requireSerde, type StreamState } from "./stream-node.ts";
+import { Named } from "./options/named.ts";
+
+/** `to()`: a sink node writing a fixed topic or one picked per record. */
+export function addSink(parent: StreamState, topic: string | TopicNameExtractor, produced: Produced<unknown, unknown> | undefined): void {
+  const name = nodeName(parent.builder, produced?.name != null ? Named.as(produced.name) : null, "KSTREAM-SINK-");
+  const where = typeof topic === "string" ? `to("${topic}")` : "to(<topic extractor>)";
+  const sink: Omit<SinkNode, "kind"> = {
+    name,
+    parents: [parent.nodeName],
+    topic: typeof topic === "string" ? topic : null,
+    topicExtractor: typeof topic === "string" ? null : topic,
+    internal: false,
+    keySerde: requireSerde(produced?.keySerde, parent.keySerde, "key", where, "Produced.with(keySerde, valueSerde)"),
+    valueSerde: requireSerde(produced?.valueSerde, parent.valueSerde, "value", where, "Produced.with(keySerde, valueSerde)"),
+    partitioner: produced?.partitioner ?? null,
+  };
+  parent.builder.addSink(sink);
+}
+
+/**
+ * `repartition()`: a sink to `<name>-repartition` and a source reading it back. The two
+ * end up in different sub-topologies, which is the point.
+ */
+export function addRepartition(parent: StreamState, options: Repartitioned<unknown, unknown> | undefined): StreamState {
+  const builder = parent.builder;
+  const baseName = options?.name ?? builder.names.next("KSTREAM-REPARTITION-");
+  const topic = repartitionTopicName(baseName);
+  const where = `repartition(${options?.name ? `"${options.name}"` : ""})`;
+  const keySerde = requireSerde(options?.keySerde, parent.keySerde, "key", where, "Repartitioned.with(keySerde, valueSerde) or .withKeySerde(..)");
+  const valueSerde = requireSerde(options?.valueSerde, parent.valueSerde, "value", where, "Repartitioned.with(keySerde, valueSerde) or .withValueSerde(..)");
+  builder.addRepartitionTopic(topic, options?.numberOfPartitions ?? null);
+  builder.addSink({
+    name: nodeName(builder, Named.as(`${topic}-sink`), ""),
+    parents: [parent.nodeName],
+    topic,
+    topicExtractor: null,
+    internal: true,
+    keySerde,
+    valueSerde,
+    partitioner: options?.partitioner ?? null,
+  });
+  const sourceName = nodeName(builder, Named.as(`${topic}-source`), "");
+  builder.addSource({ name: sourceName, topics: [topic], pattern: null, internal: true, keySerde, valueSerde, timestampExtractor: null, offsetReset: null });
+  return { builder, nodeName: sourceName, repartitionRequired: false, keySerde, valueSerde };
+}

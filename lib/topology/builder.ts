@@ -1,0 +1,85 @@
+import { TopologyError } from "../errors/index.ts";
+import type { ProcessorSupplier } from "../processor/api.ts";
+import { changelogTopicSpec, repartitionTopicSpec, type InternalTopicSpec } from "./internal-topics.ts";
+import { NameGenerator } from "./naming.ts";
+import type { ProcessorNode, SinkNode, SourceNode, StoreSpec, TopologyNode } from "./nodes.ts";
+import { splitIntoSubtopologies } from "./split.ts";
+import { Topology } from "./topology.ts";
+import { validateGraph, validateSubtopologies } from "./validate.ts";
+
+/**
+ * Collects the logical graph as the DSL (or a user of the low-level API) adds nodes, then
+ * checks it and cuts it into sub-topologies on `build()`. Names are checked as they are
+ * added so the error points at the call that caused it.
+ */
+export class TopologyBuilder {
+  readonly names = new NameGenerator();
+  private readonly nodes = new Map<string, TopologyNode>();
+  private readonly stores = new Map<string, StoreSpec>();
+  private readonly repartitionTopics = new Map<string, InternalTopicSpec>();
+
+  addSource(source: Omit<SourceNode, "kind">): void {
+    this.add({ kind: "source", ...source });
+  }
+
+  addProcessor(
+    name: string,
+    supplier: ProcessorSupplier<unknown, unknown, unknown, unknown>,
+    parents: readonly string[],
+    options: { stores?: readonly string[]; keyChanging?: boolean } = {},
+  ): void {
+    const node: ProcessorNode = {
+      kind: "processor",
+      name,
+      parents: [...parents],
+      supplier,
+      stores: [...(options.stores ?? [])],
+      keyChanging: options.keyChanging ?? false,
+    };
+    this.add(node);
+  }
+
+  addSink(sink: Omit<SinkNode, "kind">): void {
+    this.add({ kind: "sink", ...sink, parents: [...sink.parents] });
+  }
+
+  /** Registers a store; processors name it in `addProcessor(.., { stores })` to use it. */
+  addStateStore(store: StoreSpec): void {
+    if (this.stores.has(store.name)) {
+      throw new TopologyError(`State store "${store.name}" is already added; give each store a unique name.`);
+    }
+    this.stores.set(store.name, store);
+  }
+
+  /** Declares a repartition topic (name without application id, ending in -repartition). */
+  addRepartitionTopic(name: string, numberOfPartitions: number | null): void {
+    if (this.repartitionTopics.has(name)) {
+      throw new TopologyError(`Repartition topic "${name}" is already used; give each repartition a unique name.`);
+    }
+    this.repartitionTopics.set(name, repartitionTopicSpec(name, numberOfPartitions));
+  }
+
+  /** Whether a node name is taken, so the DSL can report a clash with the user's own name. */
+  hasNode(name: string): boolean {
+    return this.nodes.has(name);
+  }
+
+  build(): Topology {
+    const nodes = [...this.nodes.values()];
+    validateGraph(nodes, this.stores, this.repartitionTopics);
+    const subtopologies = splitIntoSubtopologies(nodes, this.stores);
+    validateSubtopologies(subtopologies);
+    const changelogs = [...this.stores.values()].filter((s) => s.changelog).map((s) => changelogTopicSpec(s.name));
+    return new Topology(subtopologies, [...this.repartitionTopics.values(), ...changelogs], [...this.stores.values()]);
+  }
+
+  private add(node: TopologyNode): void {
+    if (node.name.length === 0) throw new TopologyError("A processor name must not be empty.");
+    if (this.nodes.has(node.name)) {
+      throw new TopologyError(
+        `Processor name "${node.name}" is used twice; names must be unique within a topology (check your Named.as(..) calls).`,
+      );
+    }
+    this.nodes.set(node.name, node);
+  }
+}
