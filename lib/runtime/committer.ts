@@ -1,0 +1,120 @@
+import type { GroupConsumer, KafkaClient, KafkaProducer, OutgoingRecord } from "../kafka/index.ts";
+import type { Logger } from "../observability/index.ts";
+import type { EngineTask } from "./engine-task.ts";
+import { TaskTransaction } from "./eos/task-transaction.ts";
+import { lastOffsets } from "./output-buffer.ts";
+
+/** Makes a commit interval durable for a set of tasks. */
+export interface Committer {
+  /** Prepares a newly assigned task (exactly-once: fences the previous owner). */
+  prepare(task: { id: string }): Promise<void>;
+  commit(tasks: EngineTask[]): Promise<void>;
+  /** Sends buffered output without committing offsets (bounded in-flight output). */
+  flushOutput(tasks: EngineTask[]): Promise<boolean>;
+  release(taskId: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * At-least-once: output (and changelog records) are flushed and acknowledged before the
+ * input offsets are committed, so a crash can repeat records but never lose them.
+ */
+export class AtLeastOnceCommitter implements Committer {
+  readonly #producer: KafkaProducer;
+  readonly #consumer: GroupConsumer;
+
+  constructor(producer: KafkaProducer, consumer: GroupConsumer) {
+    this.#producer = producer;
+    this.#consumer = consumer;
+  }
+
+  async prepare(): Promise<void> {}
+
+  async flushOutput(tasks: EngineTask[]): Promise<boolean> {
+    for (const task of tasks) {
+      const records = task.output.drain();
+      const positions = await this.#producer.send(records);
+      task.committed(lastOffsets(records, positions));
+    }
+    return true;
+  }
+
+  async commit(tasks: EngineTask[]): Promise<void> {
+    await this.flushOutput(tasks);
+    await this.#consumer.commit(tasks.flatMap((t) => t.committableOffsets()));
+  }
+
+  async release(): Promise<void> {}
+
+  async close(): Promise<void> {
+    await this.#producer.disconnect();
+  }
+}
+
+/**
+ * Exactly-once: each task's output, changelog records and input offsets of one interval
+ * go into one transaction of that task's own producer; local state commits after it.
+ */
+export class ExactlyOnceCommitter implements Committer {
+  readonly #client: KafkaClient;
+  readonly #groupId: string;
+  readonly #transactionTimeoutMs: number;
+  readonly #logger: Logger;
+  readonly #transactions = new Map<string, TaskTransaction>();
+
+  constructor(client: KafkaClient, groupId: string, transactionTimeoutMs: number, logger: Logger) {
+    this.#client = client;
+    this.#groupId = groupId;
+    this.#transactionTimeoutMs = transactionTimeoutMs;
+    this.#logger = logger;
+  }
+
+  get abortedTransactions(): number {
+    let total = 0;
+    for (const t of this.#transactions.values()) total += t.abortedTransactions;
+    return total;
+  }
+
+  async prepare(task: { id: string }): Promise<void> {
+    await this.#transactions.get(task.id)?.close();
+    const transaction = new TaskTransaction(this.#client, {
+      applicationId: this.#groupId,
+      taskId: task.id,
+      transactionTimeoutMs: this.#transactionTimeoutMs,
+      logger: this.#logger,
+    });
+    await transaction.init();
+    this.#transactions.set(task.id, transaction);
+  }
+
+  // Under exactly-once output may only leave in a transaction, so a full buffer commits early.
+  async flushOutput(): Promise<boolean> {
+    return false;
+  }
+
+  async commit(tasks: EngineTask[]): Promise<void> {
+    for (const task of tasks) {
+      const offsets = task.committableOffsets();
+      const records: OutgoingRecord[] = task.output.drain();
+      if (offsets.length === 0 && records.length === 0) continue;
+      const transaction = this.#transactions.get(task.id);
+      if (!transaction) throw new Error(`task ${task.id} was not prepared for exactly-once`);
+      try {
+        const positions = await transaction.commit(this.#groupId, records, offsets);
+        task.committed(lastOffsets(records, positions));
+      } catch (error) {
+        task.rewind();
+        throw error;
+      }
+    }
+  }
+
+  async release(taskId: string): Promise<void> {
+    await this.#transactions.get(taskId)?.close();
+    this.#transactions.delete(taskId);
+  }
+
+  async close(): Promise<void> {
+    for (const id of [...this.#transactions.keys()]) await this.release(id);
+  }
+}

@@ -1,0 +1,30 @@
+import type { FetchedRecord, TopicPartition, TopicPartitionOffset } from "../kafka/index.ts";
+import type { OutputBuffer } from "./output-buffer.ts";
+
+/**
+ * What the stream thread needs of a running task. The synchronous processing core
+ * (lib/runtime/task) does the work; this is the seam between it and Kafka.
+ */
+export interface EngineTask {
+  readonly id: string;
+  readonly partitions: readonly TopicPartition[];
+  /** Output of the current commit interval: sinks, changelogs, dead letters. */
+  readonly output: OutputBuffer;
+  /** Appends fetched records of one partition (offset order). */
+  enqueue(records: FetchedRecord[]): void;
+  buffered(partition: TopicPartition): number;
+  /** Processes up to `max` buffered records; returns how many it processed. */
+  process(max: number): number;
+  punctuateWallClock(nowMs: number): void;
+  /** The next offset to consume per partition that processed anything. */
+  committableOffsets(): TopicPartitionOffset[];
+  /** Called once the interval's output and offsets are durable (stores commit here). */
+  committed(changelogEnds: Map<string, number>): void;
+  /** The interval was not committed: drop buffered input and output, roll back local state. */
+  rewind(): void;
+  close(): void;
+}
+
+export function partitionKey(tp: TopicPartition): string {
+  return `${tp.topic}:${tp.partition}`;
+}

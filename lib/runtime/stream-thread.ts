@@ -1,0 +1,233 @@
+import { setImmediate as yieldToEventLoop } from "node:timers/promises";
+import { SluiceError } from "../errors/index.ts";
+import type { FetchedRecord, GroupConsumer, KafkaAdmin, TopicPartition } from "../kafka/index.ts";
+import type { Logger } from "../observability/index.ts";
+import type { Committer } from "./committer.ts";
+import { partitionKey, type EngineTask } from "./engine-task.ts";
+import type { ResolvedConfig } from "./config.ts";
+import { startingPositions, type OffsetReset } from "./starting-positions.ts";
+
+export interface ThreadDeps {
+  config: ResolvedConfig;
+  admin: KafkaAdmin;
+  consumer: GroupConsumer;
+  committer: Committer;
+  logger: Logger;
+  /** The task that reads this partition, e.g. "0_3". */
+  taskIdOf(tp: TopicPartition): string;
+  createTask(taskId: string, partitions: TopicPartition[]): EngineTask;
+  resetFor(topic: string): OffsetReset;
+  onRunning(): void;
+  onRebalancing(): void;
+  onFatal(error: Error): void;
+}
+
+/**
+ * One processing loop: feeds fetched records into tasks, processes them in chunks
+ * (yielding to the event loop between chunks so heartbeats and fetches go on), commits on
+ * the interval, and rebuilds its tasks on every assignment. Partitions are paused while
+ * their task prepares and whenever their buffer is full (backpressure).
+ */
+export class StreamThread {
+  readonly #deps: ThreadDeps;
+  readonly #tasks = new Map<string, EngineTask>();
+  readonly #taskByPartition = new Map<string, EngineTask>();
+  readonly #paused = new Set<string>();
+  #generation = 0;
+  #pendingAssignment: TopicPartition[] | null = null;
+  readonly #prepared = new Set<string>();
+  #preparing: Promise<void> = Promise.resolve();
+  #running = false;
+  #stopped: Promise<void> | null = null;
+  #lastCommit = Date.now();
+  #commitRequested = false;
+  #wake: (() => void) | null = null;
+  processedRecords = 0;
+
+  constructor(deps: ThreadDeps) {
+    this.#deps = deps;
+  }
+
+  get tasks(): ReadonlyMap<string, EngineTask> {
+    return this.#tasks;
+  }
+
+  /**
+   * Consumer callback: the new full assignment. The client restarts every partition from
+   * its committed offset after a rebalance, so all tasks are rebuilt; the loop does it
+   * between iterations, never in the middle of a commit.
+   */
+  onAssigned(partitions: TopicPartition[]): void {
+    ++this.#generation;
+    this.#deps.consumer.pause(partitions);
+    for (const tp of partitions) this.#paused.add(partitionKey(tp));
+    this.#pendingAssignment = partitions;
+    this.#wake?.();
+  }
+
+  #applyAssignment(partitions: TopicPartition[]): void {
+    const generation = this.#generation;
+    for (const task of [...this.#tasks.values()]) this.#dropTask(task);
+    const byTask = new Map<string, TopicPartition[]>();
+    for (const tp of partitions) {
+      const id = this.#deps.taskIdOf(tp);
+      byTask.set(id, [...(byTask.get(id) ?? []), tp]);
+    }
+    this.#deps.logger.info("partitions assigned", { tasks: [...byTask.keys()].sort(), partitions: partitions.length });
+    const released = [...this.#prepared].filter((id) => !byTask.has(id));
+    this.#preparing = this.#preparing
+      .then(async () => {
+        for (const id of released) {
+          this.#prepared.delete(id);
+          await this.#deps.committer.release(id);
+        }
+        await this.#prepare(generation, byTask);
+      })
+      .catch((error) => this.#fail(error));
+  }
+
+  onRebalancing(): void {
+    this.#commitRequested = true;
+    this.#deps.onRebalancing();
+  }
+
+  /** Consumer callback: one fetched batch. */
+  onRecords(topic: string, partition: number, records: FetchedRecord[]): void {
+    const key = `${topic}:${partition}`;
+    const task = this.#taskByPartition.get(key);
+    if (!task) return; // not ready: the partition is re-positioned when its task is
+    task.enqueue(records);
+    if (task.buffered({ topic, partition }) >= this.#deps.config.maxBufferedRecordsPerPartition && !this.#paused.has(key)) {
+      this.#paused.add(key);
+      this.#deps.consumer.pause([{ topic, partition }]);
+    }
+    this.#wake?.();
+  }
+
+  start(): void {
+    this.#running = true;
+    this.#stopped = this.#loop();
+  }
+
+  /** Finishes the records in flight, commits, and closes the tasks. */
+  async stop(): Promise<void> {
+    this.#running = false;
+    this.#wake?.();
+    await this.#stopped;
+    await this.#preparing;
+    try {
+      await this.#commit();
+    } catch (error) {
+      this.#deps.logger.warn("final commit failed; the next owner resumes from the last committed offsets", { error });
+    }
+    for (const task of [...this.#tasks.values()]) this.#dropTask(task);
+    await this.#deps.committer.close();
+  }
+
+  async #prepare(generation: number, byTask: Map<string, TopicPartition[]>): Promise<void> {
+    const { admin, committer, consumer, config } = this.#deps;
+    for (const [taskId, partitions] of byTask) {
+      if (generation !== this.#generation) return;
+      await committer.prepare({ id: taskId });
+      this.#prepared.add(taskId);
+      const positions = await startingPositions(admin, config.applicationId, partitions, this.#deps.resetFor);
+      if (generation !== this.#generation) return;
+      const task = this.#deps.createTask(taskId, partitions);
+      this.#tasks.set(taskId, task);
+      for (const position of positions) {
+        consumer.seek(position);
+        this.#taskByPartition.set(partitionKey(position), task);
+      }
+      consumer.resume(partitions);
+      for (const tp of partitions) this.#paused.delete(partitionKey(tp));
+    }
+    if (generation === this.#generation) this.#deps.onRunning();
+  }
+
+  async #loop(): Promise<void> {
+    const { config, logger } = this.#deps;
+    while (this.#running) {
+      try {
+        if (this.#pendingAssignment) {
+          const partitions = this.#pendingAssignment;
+          this.#pendingAssignment = null;
+          this.#applyAssignment(partitions);
+        }
+        let processed = 0;
+        for (const task of this.#tasks.values()) processed += task.process(config.maxRecordsPerLoop);
+        this.processedRecords += processed;
+        this.#resumeDrained();
+        const now = Date.now();
+        for (const task of this.#tasks.values()) task.punctuateWallClock(now);
+        const buffered = this.#bufferedOutput();
+        if (this.#commitRequested || now - this.#lastCommit >= config.commitIntervalMs) {
+          await this.#commit();
+        } else if (buffered >= config.maxBufferedRecordsPerPartition * 10) {
+          if (!(await this.#deps.committer.flushOutput([...this.#tasks.values()]))) await this.#commit();
+        }
+        if (processed === 0) await this.#idle(Math.max(1, Math.min(50, config.commitIntervalMs - (Date.now() - this.#lastCommit))));
+        else await yieldToEventLoop();
+      } catch (error) {
+        if (error instanceof SluiceError && error.action !== "fatal") {
+          logger.warn("commit failed; tasks resume from their last committed offsets", { error, action: error.action });
+          for (const task of this.#tasks.values()) task.rewind();
+          await new Promise((r) => setTimeout(r, 200));
+          continue;
+        }
+        this.#fail(error);
+        return;
+      }
+    }
+  }
+
+  async #commit(): Promise<void> {
+    this.#commitRequested = false;
+    this.#lastCommit = Date.now();
+    const tasks = [...this.#tasks.values()];
+    if (tasks.length > 0) await this.#deps.committer.commit(tasks);
+  }
+
+  #bufferedOutput(): number {
+    let total = 0;
+    for (const task of this.#tasks.values()) total += task.output.size;
+    return total;
+  }
+
+  #resumeDrained(): void {
+    if (this.#paused.size === 0) return;
+    const resume: TopicPartition[] = [];
+    for (const key of this.#paused) {
+      const task = this.#taskByPartition.get(key);
+      if (!task) continue;
+      const tp = task.partitions.find((p) => partitionKey(p) === key)!;
+      if (task.buffered(tp) <= this.#deps.config.maxBufferedRecordsPerPartition / 2) resume.push(tp);
+    }
+    for (const tp of resume) this.#paused.delete(partitionKey(tp));
+    if (resume.length > 0) this.#deps.consumer.resume(resume);
+  }
+
+  #idle(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.#wake = () => {
+        this.#wake = null;
+        done();
+      };
+    });
+  }
+
+  #dropTask(task: EngineTask): void {
+    task.close();
+    this.#tasks.delete(task.id);
+    for (const tp of task.partitions) this.#taskByPartition.delete(partitionKey(tp));
+  }
+
+  #fail(error: unknown): void {
+    this.#running = false;
+    this.#deps.onFatal(error instanceof Error ? error : new Error(String(error)));
+  }
+}
