@@ -34,14 +34,16 @@ export class AtLeastOnceCommitter implements Committer {
     for (const task of tasks) {
       const records = task.output.drain();
       const positions = await this.#producer.send(records);
-      task.committed(lastOffsets(records, positions));
+      task.outputFlushed(lastOffsets(records, positions));
     }
     return true;
   }
 
   async commit(tasks: EngineTask[]): Promise<void> {
     await this.flushOutput(tasks);
-    await this.#consumer.commit(tasks.flatMap((t) => t.committableOffsets()));
+    const offsets = tasks.map((t) => t.committableOffsets());
+    await this.#consumer.commit(offsets.flat());
+    tasks.forEach((task, i) => task.offsetsCommitted(offsets[i]!));
   }
 
   async release(): Promise<void> {}
@@ -101,7 +103,8 @@ export class ExactlyOnceCommitter implements Committer {
       if (!transaction) throw new Error(`task ${task.id} was not prepared for exactly-once`);
       try {
         const positions = await transaction.commit(this.#groupId, records, offsets);
-        task.committed(lastOffsets(records, positions));
+        task.outputFlushed(lastOffsets(records, positions));
+        task.offsetsCommitted(offsets);
       } catch (error) {
         task.rewind();
         throw error;

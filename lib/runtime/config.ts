@@ -1,6 +1,6 @@
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ConfigError } from "../errors/index.ts";
+import { ConfigError, type ExceptionHandlerConfig } from "../errors/index.ts";
 import { checkConnection, type KafkaConnection } from "../kafka/index.ts";
 import type { Logger } from "../observability/index.ts";
 
@@ -38,10 +38,17 @@ export interface StreamsConfig {
   /** How often consumed repartition records are deleted. Default 30 000 ms. */
   repartitionPurgeIntervalMs?: number;
   logger?: Logger;
+  /**
+   * What to do with a record that cannot be deserialized, processed or produced: "fail"
+   * (default: stop, naming the record), "continue" (log, count, skip), or
+   * `{ deadLetterTopic }` (send the raw record there with headers naming the error).
+   */
+  exceptionHandlers?: ExceptionHandlerConfig;
 }
 
-export type ResolvedConfig = Required<Omit<StreamsConfig, "ssl" | "sasl" | "logger" | "bootstrapServers">> & {
+export type ResolvedConfig = Required<Omit<StreamsConfig, "ssl" | "sasl" | "logger" | "bootstrapServers" | "exceptionHandlers">> & {
   bootstrapServers: string[];
+  exceptionHandlers: ExceptionHandlerConfig;
   ssl?: KafkaConnection["ssl"];
   sasl?: KafkaConnection["sasl"];
 };
@@ -76,6 +83,7 @@ export function resolveConfig(config: StreamsConfig): ResolvedConfig {
     heartbeatIntervalMs: config.heartbeatIntervalMs ?? 1_000,
     replicationFactor: config.replicationFactor ?? -1,
     repartitionPurgeIntervalMs: config.repartitionPurgeIntervalMs ?? 30_000,
+    exceptionHandlers: config.exceptionHandlers ?? {},
   };
   if (config.ssl !== undefined) resolved.ssl = config.ssl;
   if (config.sasl !== undefined) resolved.sasl = config.sasl;

@@ -18,8 +18,10 @@ export interface EngineTask {
   punctuateWallClock(nowMs: number): void;
   /** The next offset to consume per partition that processed anything. */
   committableOffsets(): TopicPartitionOffset[];
-  /** Called once the interval's output and offsets are durable (stores commit here). */
-  committed(changelogEnds: Map<string, number>): void;
+  /** The buffered output is acknowledged; `changelogEnds` holds the last offset written per changelog partition. */
+  outputFlushed(changelogEnds: Map<string, number>): void;
+  /** These input offsets are committed. */
+  offsetsCommitted(offsets: TopicPartitionOffset[]): void;
   /** The interval was not committed: drop buffered input and output, roll back local state. */
   rewind(): void;
   close(): void;

@@ -35,6 +35,7 @@ export class StreamThread {
   readonly #paused = new Set<string>();
   #generation = 0;
   #pendingAssignment: TopicPartition[] | null = null;
+  #assignment: TopicPartition[] = [];
   readonly #prepared = new Set<string>();
   #preparing: Promise<void> = Promise.resolve();
   #running = false;
@@ -58,15 +59,17 @@ export class StreamThread {
    * between iterations, never in the middle of a commit.
    */
   onAssigned(partitions: TopicPartition[]): void {
-    ++this.#generation;
     this.#deps.consumer.pause(partitions);
     for (const tp of partitions) this.#paused.add(partitionKey(tp));
     this.#pendingAssignment = partitions;
+    this.#assignment = partitions;
     this.#wake?.();
   }
 
   #applyAssignment(partitions: TopicPartition[]): void {
-    const generation = this.#generation;
+    const generation = ++this.#generation;
+    this.#deps.consumer.pause(partitions);
+    for (const tp of partitions) this.#paused.add(partitionKey(tp));
     for (const task of [...this.#tasks.values()]) this.#dropTask(task);
     const byTask = new Map<string, TopicPartition[]>();
     for (const tp of partitions) {
@@ -169,8 +172,9 @@ export class StreamThread {
         else await yieldToEventLoop();
       } catch (error) {
         if (error instanceof SluiceError && error.action !== "fatal") {
-          logger.warn("commit failed; tasks resume from their last committed offsets", { error, action: error.action });
+          logger.warn("commit failed; tasks restart from their last committed offsets", { error: error.message, action: error.action });
           for (const task of this.#tasks.values()) task.rewind();
+          this.#pendingAssignment ??= this.#assignment;
           await new Promise((r) => setTimeout(r, 200));
           continue;
         }

@@ -1,0 +1,31 @@
+import { SluiceError } from "../errors/index.ts";
+import type { Logger } from "../observability/index.ts";
+
+export interface RetryOptions {
+  logger: Logger;
+  /** Stop retrying when this returns true (the app is closing). */
+  cancelled: () => boolean;
+  initialDelayMs?: number;
+  maxDelayMs?: number;
+}
+
+/**
+ * Retries `call` while it fails with a retriable error, backing off exponentially and
+ * logging each failure once: a broker that is down at start or goes away is waited for,
+ * not turned into a crash loop. Fatal errors are thrown at once.
+ */
+export async function retryWithBackoff<T>(what: string, call: () => Promise<T>, options: RetryOptions): Promise<T> {
+  let delay = options.initialDelayMs ?? 500;
+  const maxDelay = options.maxDelayMs ?? 30_000;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await call();
+    } catch (error) {
+      const retriable = error instanceof SluiceError ? error.action === "retry" : true;
+      if (!retriable || options.cancelled()) throw error;
+      options.logger.warn(`${what} failed; retrying`, { attempt, retryInMs: delay, error: (error as Error).message });
+      await new Promise((r) => setTimeout(r, delay));
+      delay = Math.min(delay * 2, maxDelay);
+    }
+  }
+}

@@ -1,0 +1,200 @@
+import { FatalError } from "../errors/index.ts";
+import { createKafkaClient, type GroupConsumer, type KafkaAdmin, type KafkaClient, type TopicPartition } from "../kafka/index.ts";
+import { consoleLogger, type Logger } from "../observability/index.ts";
+import type { Topology } from "../topology/index.ts";
+import { TaskAssignor } from "./assignor.ts";
+import { AtLeastOnceCommitter, ExactlyOnceCommitter, type Committer } from "./committer.ts";
+import { connectionOf, resolveConfig, type ResolvedConfig, type StreamsConfig } from "./config.ts";
+import { createActiveTask, type TaskEnvironment } from "./active-task.ts";
+import { ensureInternalTopics, sourcePartitionCounts } from "./internal-topics.ts";
+import { Lifecycle, type AppState, type StateListener } from "./lifecycle.ts";
+import { retryWithBackoff } from "./retry.ts";
+import { StreamThread } from "./stream-thread.ts";
+import { planTopics, type TopicPlan } from "./topic-plan.ts";
+
+/**
+ * Runs a topology as one member of the consumer group `applicationId`: one task per
+ * (sub-topology, partition) assigned to this instance. Start more instances (processes
+ * or pods) with the same applicationId to share the work.
+ *
+ * @example
+ *   const app = new StreamsApp(builder.build(), { applicationId: "orders", bootstrapServers: "localhost:9092" });
+ *   app.onStateChange((state) => console.log(state));
+ *   await app.start();
+ */
+export class StreamsApp {
+  readonly #topology: Topology;
+  readonly #config: ResolvedConfig;
+  readonly #logger: Logger;
+  readonly #lifecycle = new Lifecycle();
+  #client: KafkaClient | null = null;
+  #admin: KafkaAdmin | null = null;
+  #consumer: GroupConsumer | null = null;
+  #thread: StreamThread | null = null;
+  #plan: TopicPlan | null = null;
+  #closing: Promise<void> | null = null;
+  #error: Error | null = null;
+  readonly #signalHandler = () => void this.close();
+
+  constructor(topology: Topology, config: StreamsConfig) {
+    this.#topology = topology;
+    this.#config = resolveConfig(config);
+    this.#logger = config.logger ?? consoleLogger(`sluice.${this.#config.applicationId}`);
+  }
+
+  get state(): AppState {
+    return this.#lifecycle.state;
+  }
+
+  /** The error that moved the app to ERROR, if any. */
+  get error(): Error | null {
+    return this.#error;
+  }
+
+  onStateChange(listener: StateListener): void {
+    this.#lifecycle.onChange(listener);
+  }
+
+  /** Records processed by this instance since start. */
+  get processedRecords(): number {
+    return this.#thread?.processedRecords ?? 0;
+  }
+
+  /** Task ids currently active on this instance. */
+  activeTasks(): string[] {
+    return [...(this.#thread?.tasks.keys() ?? [])].sort();
+  }
+
+  /**
+   * Checks topics, creates internal ones, joins the group and starts processing.
+   * Resolves once the app has joined (state REBALANCING or RUNNING).
+   */
+  async start(options: { handleSignals?: boolean } = {}): Promise<void> {
+    this.#lifecycle.moveTo("REBALANCING");
+    if (options.handleSignals ?? true) {
+      process.once("SIGTERM", this.#signalHandler);
+      process.once("SIGINT", this.#signalHandler);
+    }
+    try {
+      await this.#connectAndPlan();
+      await this.#join();
+    } catch (error) {
+      this.#enterError(error as Error);
+      throw error;
+    }
+  }
+
+  /** Finishes in-flight records, commits, leaves the group. Safe to call more than once. */
+  close(): Promise<void> {
+    this.#closing ??= this.#shutDown();
+    return this.#closing;
+  }
+
+  async #connectAndPlan(): Promise<void> {
+    const config = this.#config;
+    this.#client = createKafkaClient(connectionOf(config), this.#logger);
+    const admin = (this.#admin = this.#client.admin());
+    const retry = { logger: this.#logger, cancelled: () => this.#closing !== null };
+    await retryWithBackoff(`connecting to Kafka at ${config.bootstrapServers.join(",")}`, () => admin.connect(), retry);
+    const userTopics = this.#topology.subtopologies.flatMap((sub) => sub.sources.filter((s) => !s.internal).flatMap((s) => [...s.topics]));
+    const userCounts = await retryWithBackoff("reading source topics", () => sourcePartitionCounts(admin, userTopics), retry);
+    const patterns = this.#topology.subtopologies.flatMap((sub) => sub.sourcePatterns());
+    if (patterns.length > 0) {
+      const matching = (await admin.listTopics()).filter((t) => !t.startsWith("__") && patterns.some((p) => p.test(t)));
+      for (const [topic, count] of await admin.partitionCounts(matching)) userCounts.set(topic, count);
+    }
+    this.#plan = planTopics(this.#topology, config.applicationId, userCounts, config.replicationFactor);
+    const created = await ensureInternalTopics(admin, config.applicationId, this.#plan.internal);
+    if (created.length > 0) this.#logger.info("created internal topics", { topics: created });
+  }
+
+  async #join(): Promise<void> {
+    const config = this.#config;
+    const client = this.#client!;
+    const admin = this.#admin!;
+    const topology = this.#topology;
+    const subtopologies = () =>
+      topology.subtopologies.map((sub) => ({ id: sub.id, topics: sub.sourceTopics(config.applicationId), patterns: sub.sourcePatterns() }));
+    const assignor = new TaskAssignor(subtopologies, () => this.activeTasks());
+    const exactlyOnce = config.processingGuarantee === "exactly_once";
+    const consumer = (this.#consumer = client.consumer({
+      groupId: config.applicationId,
+      readCommitted: exactlyOnce,
+      sessionTimeoutMs: config.sessionTimeoutMs,
+      heartbeatIntervalMs: config.heartbeatIntervalMs,
+      assignor,
+    }));
+    let committer: Committer;
+    if (exactlyOnce) {
+      committer = new ExactlyOnceCommitter(client, config.applicationId, config.transactionTimeoutMs, this.#logger);
+    } else {
+      const producer = client.producer({ idempotent: true });
+      await producer.connect();
+      committer = new AtLeastOnceCommitter(producer, consumer);
+    }
+    const environment: TaskEnvironment = { topology, config, logger: this.#logger, partitionCounts: this.#plan!.counts };
+    const thread = (this.#thread = new StreamThread({
+      config,
+      admin,
+      consumer,
+      committer,
+      logger: this.#logger,
+      taskIdOf: (tp) => this.#taskIdOf(tp),
+      createTask: (taskId, partitions) => createActiveTask(environment, taskId, partitions),
+      resetFor: (topic) => this.#offsetResetFor(topic),
+      onRunning: () => this.#lifecycle.tryMoveTo("RUNNING"),
+      onRebalancing: () => this.#lifecycle.tryMoveTo("REBALANCING"),
+      onFatal: (error) => this.#enterError(error),
+    }));
+    await consumer.connect();
+    const literal = topology.subtopologies.flatMap((sub) => sub.sourceTopics(config.applicationId));
+    const patterns = topology.subtopologies.flatMap((sub) => sub.sourcePatterns());
+    await consumer.subscribe([...new Set(literal), ...patterns], true);
+    thread.start();
+    await consumer.run({
+      onAssigned: (partitions) => thread.onAssigned(partitions),
+      onRebalancing: () => thread.onRebalancing(),
+      onRecords: (topic, partition, records) => thread.onRecords(topic, partition, records),
+      onCrash: (error, willRestart) => {
+        if (willRestart) this.#logger.warn("consumer failed; it restarts by itself", { error: error.message });
+        else this.#enterError(new FatalError(`the consumer stopped: ${error.message}`, { cause: error }));
+      },
+    });
+  }
+
+  #taskIdOf(tp: TopicPartition): string {
+    const sub = this.#topology.subtopologies.find((s) => s.sourceFor(tp.topic, this.#config.applicationId));
+    if (!sub) throw new FatalError(`partition ${tp.topic}-${tp.partition} was assigned but no sub-topology reads ${tp.topic}`);
+    return `${sub.id}_${tp.partition}`;
+  }
+
+  #offsetResetFor(topic: string): "earliest" | "latest" {
+    for (const sub of this.#topology.subtopologies) {
+      const source = sub.sourceFor(topic, this.#config.applicationId);
+      if (source) return source.offsetReset ?? "earliest";
+    }
+    return "earliest";
+  }
+
+  async #shutDown(): Promise<void> {
+    process.removeListener("SIGTERM", this.#signalHandler);
+    process.removeListener("SIGINT", this.#signalHandler);
+    const erred = this.#lifecycle.state === "ERROR" || this.#lifecycle.state === "PENDING_ERROR";
+    if (!erred) this.#lifecycle.tryMoveTo("PENDING_SHUTDOWN");
+    this.#logger.info("shutting down: finishing in-flight records and committing");
+    await this.#thread?.stop();
+    await this.#consumer?.disconnect().catch(() => undefined);
+    await this.#admin?.disconnect().catch(() => undefined);
+    if (!erred) this.#lifecycle.tryMoveTo("NOT_RUNNING");
+    this.#logger.info("stopped", { processedRecords: this.processedRecords });
+  }
+
+  #enterError(error: Error): void {
+    if (this.#error) return;
+    this.#error = error;
+    this.#logger.error("stopping on an unrecoverable error", { error: error.message, cause: (error.cause as Error | undefined)?.message });
+    if (this.#lifecycle.tryMoveTo("PENDING_ERROR")) {
+      void this.close().finally(() => this.#lifecycle.tryMoveTo("ERROR"));
+    }
+  }
+}

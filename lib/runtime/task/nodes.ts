@@ -1,0 +1,193 @@
+import { applyExceptionHandler, PoisonRecordError, type ExceptionHandlers } from "../../errors/index.ts";
+import type { Cancellable, Processor, ProcessorContext, PunctuationType, Punctuator } from "../../processor/api.ts";
+import { NO_HEADERS, type Headers, type RecordContext, type RecordMetadata, type StreamRecord } from "../../processor/record.ts";
+import { decorateTopic } from "../../topology/naming.ts";
+import type { ProcessorNode, SinkNode, SourceNode } from "../../topology/nodes.ts";
+import type { RawRecord, RecordCollector } from "./contracts.ts";
+
+/** What the nodes of a task need from the task itself. */
+export interface TaskServices {
+  readonly taskId: string;
+  readonly applicationId: string;
+  readonly collector: RecordCollector;
+  readonly handlers: ExceptionHandlers;
+  /** The input record being processed; null inside a punctuator. */
+  currentRecord(): RawRecord | null;
+  streamTime(): number;
+  wallClock(): number;
+  schedule(nodeName: string, intervalMs: number, type: PunctuationType, punctuator: Punctuator): Cancellable;
+  store(nodeName: string, storeName: string, declared: readonly string[]): unknown;
+  countDropped(): void;
+}
+
+/** An error thrown by user code in a node, tagged with the node so the handler can name it. */
+export class NodeFailure extends Error {
+  readonly nodeName: string;
+  readonly error: unknown;
+  constructor(nodeName: string, error: unknown) {
+    super(`Node "${nodeName}" threw`, { cause: error });
+    this.nodeName = nodeName;
+    this.error = error;
+  }
+}
+
+function tagged(nodeName: string, error: unknown): Error {
+  // Tag once, at the node that threw; ancestors pass the tagged error through unchanged.
+  return error instanceof NodeFailure || error instanceof PoisonRecordError ? error : new NodeFailure(nodeName, error);
+}
+
+export interface RuntimeNode {
+  readonly name: string;
+  process(record: StreamRecord<unknown, unknown>): void;
+}
+
+/** Shared by processors and sources: forwarding to children. */
+abstract class ForwardingNode implements RuntimeNode {
+  readonly name: string;
+  children: RuntimeNode[] = [];
+  private childByName = new Map<string, RuntimeNode>();
+
+  constructor(name: string) {
+    this.name = name;
+  }
+
+  addChild(child: RuntimeNode): void {
+    this.children.push(child);
+    this.childByName.set(child.name, child);
+  }
+
+  forward(record: StreamRecord<unknown, unknown>, childName?: string): void {
+    if (childName === undefined) {
+      const children = this.children;
+      for (let i = 0; i < children.length; i++) children[i]!.process(record);
+      return;
+    }
+    const child = this.childByName.get(childName);
+    if (!child) throw new Error(`Node "${this.name}" has no child named "${childName}"; its children are [${[...this.childByName.keys()].join(", ")}]`);
+    child.process(record);
+  }
+
+  abstract process(record: StreamRecord<unknown, unknown>): void;
+}
+
+export class SourceRuntime extends ForwardingNode {
+  readonly spec: SourceNode;
+  constructor(spec: SourceNode) {
+    super(spec.name);
+    this.spec = spec;
+  }
+
+  process(record: StreamRecord<unknown, unknown>): void {
+    this.forward(record);
+  }
+}
+
+export class ProcessorRuntime extends ForwardingNode implements ProcessorContext<unknown, unknown> {
+  readonly spec: ProcessorNode;
+  readonly processor: Processor<unknown, unknown, unknown, unknown>;
+  private readonly task: TaskServices;
+
+  constructor(spec: ProcessorNode, task: TaskServices) {
+    super(spec.name);
+    this.spec = spec;
+    this.task = task;
+    this.processor = spec.supplier();
+  }
+
+  init(): void {
+    try {
+      this.processor.init?.(this);
+    } catch (error) {
+      throw tagged(this.name, error);
+    }
+  }
+
+  process(record: StreamRecord<unknown, unknown>): void {
+    try {
+      this.processor.process(record);
+    } catch (error) {
+      throw tagged(this.name, error);
+    }
+  }
+
+  // ProcessorContext, handed to the processor as itself to save an object per node.
+  get taskId(): string {
+    return this.task.taskId;
+  }
+  get applicationId(): string {
+    return this.task.applicationId;
+  }
+  get headers(): Headers {
+    return this.task.currentRecord()?.headers ?? NO_HEADERS;
+  }
+  recordMetadata(): RecordMetadata | null {
+    const r = this.task.currentRecord();
+    return r ? { topic: r.topic, partition: r.partition, offset: r.offset } : null;
+  }
+  schedule(intervalMs: number, type: PunctuationType, punctuator: Punctuator): Cancellable {
+    return this.task.schedule(this.name, intervalMs, type, punctuator);
+  }
+  getStateStore<S = unknown>(name: string): S {
+    return this.task.store(this.name, name, this.spec.stores) as S;
+  }
+  currentStreamTimeMs(): number {
+    return this.task.streamTime();
+  }
+  currentSystemTimeMs(): number {
+    return this.task.wallClock();
+  }
+}
+
+export class SinkRuntime implements RuntimeNode {
+  readonly name: string;
+  private readonly spec: SinkNode;
+  private readonly task: TaskServices;
+  private readonly fixedTopic: string | null;
+
+  constructor(spec: SinkNode, task: TaskServices) {
+    this.name = spec.name;
+    this.spec = spec;
+    this.task = task;
+    this.fixedTopic = spec.topic === null ? null : spec.internal ? decorateTopic(task.applicationId, spec.topic) : spec.topic;
+  }
+
+  process(record: StreamRecord<unknown, unknown>): void {
+    const { spec, task } = this;
+    let topic: string;
+    let partition: number | undefined;
+    try {
+      topic = this.fixedTopic ?? spec.topicExtractor!(record.key, record.value, this.recordContext(record));
+    } catch (error) {
+      throw tagged(this.name, error);
+    }
+    let key: Buffer | null;
+    let value: Buffer | null;
+    try {
+      key = spec.keySerde.serialize(topic, record.key);
+      value = spec.valueSerde.serialize(topic, record.value);
+    } catch (error) {
+      // Serialization belongs to production, as in Kafka Streams: the production handler decides.
+      const raw = task.currentRecord();
+      applyExceptionHandler(task.handlers.production, { kind: "production", error, taskId: task.taskId, nodeName: this.name, record: raw }, task.collector);
+      task.countDropped();
+      return;
+    }
+    if (spec.partitioner !== null) {
+      try {
+        const count = task.collector.partitionCount(topic);
+        partition = spec.partitioner(topic, record.key, record.value, count);
+        if (partition !== undefined && !(Number.isInteger(partition) && partition >= 0 && partition < count)) {
+          throw new RangeError(`partitioner returned ${partition} for topic "${topic}", which has ${count} partitions`);
+        }
+      } catch (error) {
+        throw tagged(this.name, error);
+      }
+    }
+    task.collector.send(topic, key, value, record.timestamp, record.headers, partition);
+  }
+
+  private recordContext(record: StreamRecord<unknown, unknown>): RecordContext {
+    const raw = this.task.currentRecord();
+    return { topic: raw?.topic ?? "", partition: raw?.partition ?? -1, offset: raw?.offset ?? -1, timestamp: record.timestamp, headers: record.headers };
+  }
+}
