@@ -25,3 +25,18 @@ export {
 } from "./sqlite/task-database.ts";
 export type { RestoreRecord } from "./sqlite/sql.ts";
 export { StateDirectory, StateDirectoryLockedError } from "./sqlite/state-directory.ts";
+export type { SessionStore, Window, WindowStore, WindowValue, Windowed } from "./windowed/windowed-stores.ts";
+export {
+  SessionStoreBuilder,
+  type SessionStoreOptions,
+  WindowStoreBuilder,
+  type WindowStoreOptions,
+} from "./windowed/windowed-store-builders.ts";
+export { MeteredSessionStore } from "./windowed/metered-session-store.ts";
+export { MeteredWindowStore } from "./windowed/metered-window-store.ts";
+export {
+  SESSION_KEY_LAYOUT,
+  WINDOW_KEY_LAYOUT,
+  decodeTimeKeyedKey,
+  encodeTimeKeyedKey,
+} from "./sqlite/time-keyed-key.ts";

@@ -15,4 +15,6 @@ export interface TaskTable {
   readonly name: string;
   /** Applies changelog records (already inside the restore transaction). */
   restore(records: readonly RestoreRecord[]): void;
+  /** Re-reads anything the table keeps in memory, after its rows were rolled back. */
+  reset?(): void;
 }

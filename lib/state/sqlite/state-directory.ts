@@ -20,6 +20,11 @@ const OWNER_FILE = ".lock.owner";
  * clean up.
  */
 export class StateDirectory {
+  /**
+   * Every held lock, so that a caller who drops its reference cannot lose the lock: a
+   * garbage-collected connection is closed, and its fcntl lock with it.
+   */
+  private static readonly held = new Set<StateDirectory>();
   readonly appDir: string;
   private lockConnection: Database.Database | null;
 
@@ -57,7 +62,9 @@ export class StateDirectory {
     }
     // Only for the error message of a second process, which cannot read the locked database.
     writeFileSync(join(appDir, OWNER_FILE), `pid ${process.pid} on ${hostname()} since ${new Date().toISOString()}\n`);
-    return new StateDirectory(appDir, connection);
+    const directory = new StateDirectory(appDir, connection);
+    StateDirectory.held.add(directory);
+    return directory;
   }
 
   /** `<appDir>/<taskId>`, where a task keeps its database. */
@@ -83,6 +90,7 @@ export class StateDirectory {
   release(): void {
     this.lockConnection?.close();
     this.lockConnection = null;
+    StateDirectory.held.delete(this);
   }
 }
 

@@ -2,6 +2,8 @@ import Database from "better-sqlite3";
 import { FatalError } from "../../errors/index.ts";
 import { SqliteKeyValueTable } from "./key-value-table.ts";
 import type { RestoreRecord, TaskTable } from "./sql.ts";
+import { SESSION_KEY_LAYOUT, type TimeKeyedKeyLayout, WINDOW_KEY_LAYOUT } from "./time-keyed-key.ts";
+import { SqliteTimeKeyedTable } from "./time-keyed-table.ts";
 
 /** The changelog position a store reflects: the offset of the last record applied to it. */
 export interface ChangelogPosition {
@@ -77,6 +79,16 @@ export class TaskDatabase {
   /** The table of a key-value store, created on first use. */
   keyValueTable(store: string): SqliteKeyValueTable {
     return this.table(store, "key-value", () => new SqliteKeyValueTable(this.db, store, this.beginWrite));
+  }
+
+  /** The table of a window store (rows keyed by key, window start and duplicate number). */
+  windowTable(store: string, retentionMs: number): SqliteTimeKeyedTable {
+    return this.table(store, "window", () => this.timeKeyed(store, "window", WINDOW_KEY_LAYOUT, retentionMs));
+  }
+
+  /** The table of a session store (rows keyed by key, session end and session start). */
+  sessionTable(store: string, retentionMs: number): SqliteTimeKeyedTable {
+    return this.table(store, "session", () => this.timeKeyed(store, "session", SESSION_KEY_LAYOUT, retentionMs));
   }
 
   /** True between the first write after a commit and the next commit or rollback. */
@@ -168,6 +180,10 @@ export class TaskDatabase {
     this.closed = true;
   }
 
+  private timeKeyed(store: string, kind: string, layout: TimeKeyedKeyLayout, retentionMs: number): SqliteTimeKeyedTable {
+    return new SqliteTimeKeyedTable({ db: this.db, name: store, kind, layout, retentionMs, beforeWrite: this.beginWrite });
+  }
+
   private table<T extends TaskTable>(store: string, kind: string, create: () => T): T {
     this.ensureOpen("open a store");
     const existing = this.tables.get(store);
@@ -183,6 +199,9 @@ export class TaskDatabase {
   }
 
   private notifyReset(store: string | null): void {
+    for (const [name, { table }] of this.tables) {
+      if (store === null || store === name) table.reset?.();
+    }
     for (const listener of this.resetListeners) listener(store);
   }
 

@@ -30,7 +30,10 @@ export interface LoggedRecord {
 /** A changelog that records what the logging layer sent, decoded as UTF-8. */
 export class RecordingChangelog implements ChangelogWriter {
   readonly records: LoggedRecord[] = [];
+  /** The same records as sent, for restoring them elsewhere. */
+  readonly raw: { key: Buffer; value: Buffer | null; timestamp: number }[] = [];
   log(key: Buffer, value: Buffer | null, timestampMs: number): void {
+    this.raw.push({ key, value, timestamp: timestampMs });
     this.records.push({ key: key.toString("utf8"), value: value === null ? null : value.toString("utf8"), timestampMs });
   }
 }

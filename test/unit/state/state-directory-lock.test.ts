@@ -7,7 +7,7 @@ import { ConfigError } from "../../../lib/errors/index.ts";
 import { StateDirectory, StateDirectoryLockedError } from "../../../lib/state/index.ts";
 
 function startHolder(stateDir: string, applicationId: string): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [join(import.meta.dirname, "lock-holder.ts"), stateDir, applicationId], {
+  const child = spawn(process.execPath, ["--expose-gc", join(import.meta.dirname, "lock-holder.ts"), stateDir, applicationId], {
     stdio: ["ignore", "pipe", "pipe"],
   });
   return new Promise((resolve, reject) => {

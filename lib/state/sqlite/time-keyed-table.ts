@@ -1,0 +1,179 @@
+import type Database from "better-sqlite3";
+import { quoteIdentifier, type RestoreRecord, type TaskTable } from "./sql.ts";
+import { decodeTimeKeyedKey, type TimeKeyedKeyLayout } from "./time-keyed-key.ts";
+
+export interface TimeKeyedRow {
+  key: Buffer;
+  time: number;
+  extra: number;
+  value: Buffer;
+  timestampMs: number;
+}
+
+/**
+ * A query over (key, time, extra). `key` null means every key. Rows come ordered by
+ * time, then key bytes, then extra (reversed when asked).
+ */
+export interface TimeKeyedQuery {
+  key: Buffer | null;
+  timeFrom: number;
+  timeTo: number;
+  /** Upper bound on `extra` (sessions: latest session start); none when undefined. */
+  extraTo?: number;
+  reverse: boolean;
+}
+
+/** A time that is earlier than any record's, for a store that has seen none. */
+const NO_TIME = Number.MIN_SAFE_INTEGER;
+
+/**
+ * The rows of a window or session store: PRIMARY KEY (key, time, extra), WITHOUT ROWID,
+ * plus an index on `time` for time-range scans and retention.
+ *
+ * Retention follows Kafka Streams' segmented stores: the observed stream time is the
+ * largest `time` ever put; rows with time < observed - retention + 1 are expired. Writes
+ * to expired rows are dropped, reads never return them, and `removeExpired` (run at each
+ * flush) deletes them. Deleting them is not logged: the changelog topic's own retention
+ * (cleanup.policy compact,delete) expires them there.
+ */
+export class SqliteTimeKeyedTable implements TaskTable {
+  readonly name: string;
+  readonly persistent = true;
+  readonly retentionMs: number;
+  private readonly db: Database.Database;
+  private readonly layout: TimeKeyedKeyLayout;
+  private readonly beforeWrite: () => void;
+  private readonly table: string;
+  private observed: number;
+  private cleanedUpTo = NO_TIME;
+  private readonly getStatement: Database.Statement;
+  private readonly upsertStatement: Database.Statement;
+  private readonly deleteStatement: Database.Statement;
+  private readonly expireStatement: Database.Statement;
+  private readonly maxTimeStatement: Database.Statement;
+  private readonly queries = new Map<string, Database.Statement>();
+
+  constructor(options: {
+    db: Database.Database;
+    name: string;
+    kind: string;
+    layout: TimeKeyedKeyLayout;
+    retentionMs: number;
+    beforeWrite: () => void;
+  }) {
+    this.db = options.db;
+    this.name = options.name;
+    this.layout = options.layout;
+    this.retentionMs = options.retentionMs;
+    this.beforeWrite = options.beforeWrite;
+    this.table = quoteIdentifier(`${options.kind}:${options.name}`);
+    this.db.exec(
+      `CREATE TABLE IF NOT EXISTS ${this.table} (key BLOB NOT NULL, time INTEGER NOT NULL, extra INTEGER NOT NULL, value BLOB NOT NULL, timestamp INTEGER NOT NULL, PRIMARY KEY (key, time, extra)) WITHOUT ROWID`,
+    );
+    this.db.exec(`CREATE INDEX IF NOT EXISTS ${quoteIdentifier(`${options.kind}:${options.name}:time`)} ON ${this.table} (time)`);
+    this.getStatement = this.db.prepare(`SELECT value, timestamp FROM ${this.table} WHERE key = ? AND time = ? AND extra = ?`).raw();
+    this.upsertStatement = this.db.prepare(
+      `INSERT OR REPLACE INTO ${this.table} (key, time, extra, value, timestamp) VALUES (?, ?, ?, ?, ?)`,
+    );
+    this.deleteStatement = this.db.prepare(`DELETE FROM ${this.table} WHERE key = ? AND time = ? AND extra = ?`);
+    this.expireStatement = this.db.prepare(`DELETE FROM ${this.table} WHERE time < ?`);
+    this.maxTimeStatement = this.db.prepare(`SELECT max(time) FROM ${this.table}`).pluck();
+    this.observed = this.storedMaxTime();
+  }
+
+  /** The largest time put so far (restored rows included). */
+  get observedStreamTimeMs(): number {
+    return this.observed;
+  }
+
+  /** The earliest time still retained. */
+  get minLiveTime(): number {
+    return this.observed === NO_TIME ? NO_TIME : this.observed - this.retentionMs + 1;
+  }
+
+  get(key: Buffer, time: number, extra: number): { value: Buffer; timestampMs: number } | null {
+    if (time < this.minLiveTime) return null;
+    const row = this.getStatement.get(key, time, extra) as [Buffer, number] | undefined;
+    return row === undefined ? null : { value: row[0], timestampMs: row[1] };
+  }
+
+  /** Writes (a null value deletes) unless the time is expired; returns whether it was applied. */
+  put(key: Buffer, time: number, extra: number, value: Buffer | null, timestampMs: number): boolean {
+    if (time > this.observed) this.observed = time;
+    if (time < this.minLiveTime) return false;
+    this.beforeWrite();
+    if (value === null) this.deleteStatement.run(key, time, extra);
+    else this.upsertStatement.run(key, time, extra, value, timestampMs);
+    return true;
+  }
+
+  find(query: TimeKeyedQuery): TimeKeyedRow[] {
+    const from = Math.max(query.timeFrom, this.minLiveTime);
+    if (from > query.timeTo) return [];
+    const where = ["time >= ?", "time <= ?"];
+    const params: (Buffer | number)[] = [from, query.timeTo];
+    if (query.key !== null) {
+      where.unshift("key = ?");
+      params.unshift(query.key);
+    }
+    if (query.extraTo !== undefined) {
+      where.push("extra <= ?");
+      params.push(query.extraTo);
+    }
+    const direction = query.reverse ? "DESC" : "ASC";
+    const sql = `SELECT key, time, extra, value, timestamp FROM ${this.table} WHERE ${where.join(" AND ")} ORDER BY time ${direction}, key ${direction}, extra ${direction}`;
+    let statement = this.queries.get(sql);
+    if (statement === undefined) {
+      statement = this.db.prepare(sql).raw();
+      this.queries.set(sql, statement);
+    }
+    const rows = statement.all(...params) as [Buffer, number, number, Buffer, number][];
+    return rows.map(([key, time, extra, value, timestampMs]) => ({ key, time, extra, value, timestampMs }));
+  }
+
+  /** Rows on disk, expired ones not yet removed included. */
+  countRows(): number {
+    return this.db.prepare(`SELECT count(*) FROM ${this.table}`).pluck().get() as number;
+  }
+
+  /** The largest `extra` stored for any row (the next duplicate sequence number starts after it). */
+  maxExtra(): number {
+    const max = this.db.prepare(`SELECT max(extra) FROM ${this.table}`).pluck().get() as number | null;
+    return max ?? -1;
+  }
+
+  removeExpired(): void {
+    const cutoff = this.minLiveTime;
+    // Skipping unchanged cutoffs keeps a flush with nothing new from opening a transaction.
+    if (cutoff === NO_TIME || cutoff <= this.cleanedUpTo) return;
+    this.beforeWrite();
+    this.expireStatement.run(cutoff);
+    this.cleanedUpTo = cutoff;
+  }
+
+  restore(records: readonly RestoreRecord[]): void {
+    for (const r of records) {
+      const { key, time, extra } = decodeTimeKeyedKey(this.layout, r.key);
+      if (time > this.observed) this.observed = time;
+      if (time < this.minLiveTime) continue;
+      if (r.value === null) this.deleteStatement.run(key, time, extra);
+      else this.upsertStatement.run(key, time, extra, r.value, r.timestamp);
+    }
+  }
+
+  /** After a rollback the stream time must not stay ahead of the rows that remain. */
+  reset(): void {
+    this.observed = this.storedMaxTime();
+    this.cleanedUpTo = NO_TIME;
+  }
+
+  flush(): void {
+    this.removeExpired();
+  }
+
+  close(): void {}
+
+  private storedMaxTime(): number {
+    return (this.maxTimeStatement.get() as number | null) ?? NO_TIME;
+  }
+}

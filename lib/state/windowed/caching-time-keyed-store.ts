@@ -1,0 +1,159 @@
+import { bytesToMapKey } from "../bytes.ts";
+import { type CacheEntry, RecordCache } from "../record-cache.ts";
+import { encodeTimeKeyedKey, type TimeKeyedKeyLayout } from "../sqlite/time-keyed-key.ts";
+import type { ValueAndTimestamp } from "../store.ts";
+import type {
+  TimeKeyedBytesStore,
+  TimeKeyedFlushListener,
+  TimeKeyedQuery,
+  TimeKeyedRow,
+} from "./time-keyed-bytes-store.ts";
+
+interface TimeKeyedCacheEntry extends CacheEntry {
+  /** The store key alone; `key` holds the whole encoded address, which the budget counts. */
+  storeKey: Buffer;
+  time: number;
+  extra: number;
+}
+
+const NO_TIME = Number.MIN_SAFE_INTEGER;
+
+/**
+ * The write-back cache of a window or session store: the same contract as the key-value
+ * cache (one update per window per commit interval, flushed to the changelog and to the
+ * listener; budget 0 writes through). Scans merge the dirty entries in with a pass over
+ * them, so they cost O(dirty entries); the per-record path of windowed aggregations is a
+ * point lookup, which costs one Map access.
+ */
+export class CachingTimeKeyedStore implements TimeKeyedBytesStore {
+  readonly name: string;
+  readonly persistent: boolean;
+  readonly retentionMs: number;
+  private readonly inner: TimeKeyedBytesStore;
+  private readonly layout: TimeKeyedKeyLayout;
+  private readonly cache: RecordCache<TimeKeyedCacheEntry>;
+  private listener: TimeKeyedFlushListener | null = null;
+  private sendOldValues = false;
+  /** Stream time of writes still in the cache, which the table below has not seen yet. */
+  private cachedObserved = NO_TIME;
+
+  constructor(inner: TimeKeyedBytesStore, maxBytes: number, layout: TimeKeyedKeyLayout) {
+    this.inner = inner;
+    this.layout = layout;
+    this.name = inner.name;
+    this.persistent = inner.persistent;
+    this.retentionMs = inner.retentionMs;
+    this.cache = new RecordCache(maxBytes, (entry) => this.writeDown(entry));
+  }
+
+  setFlushListener(listener: TimeKeyedFlushListener, sendOldValues: boolean): void {
+    this.listener = listener;
+    this.sendOldValues = sendOldValues;
+  }
+
+  get observedStreamTimeMs(): number {
+    return Math.max(this.cachedObserved, this.inner.observedStreamTimeMs);
+  }
+
+  get(key: Buffer, time: number, extra: number): ValueAndTimestamp<Buffer> | null {
+    if (time < this.minLiveTime()) return null;
+    const address = encodeTimeKeyedKey(this.layout, key, time, extra);
+    const mapKey = bytesToMapKey(address);
+    const cached = this.cache.get(mapKey);
+    if (cached !== undefined) return cached.value === null ? null : { value: cached.value, timestampMs: cached.timestampMs };
+    const stored = this.inner.get(key, time, extra);
+    if (this.cache.maxBytes > 0) {
+      this.cache.put(mapKey, {
+        key: address,
+        storeKey: key,
+        time,
+        extra,
+        value: stored?.value ?? null,
+        timestampMs: stored?.timestampMs ?? 0,
+        dirty: false,
+      });
+    }
+    return stored;
+  }
+
+  put(key: Buffer, time: number, extra: number, value: Buffer | null, timestampMs: number): boolean {
+    if (time > this.cachedObserved) this.cachedObserved = time;
+    if (time < this.minLiveTime()) return false;
+    const address = encodeTimeKeyedKey(this.layout, key, time, extra);
+    const entry = { key: address, storeKey: key, time, extra, value, timestampMs, dirty: true };
+    if (this.cache.maxBytes === 0) this.writeDown(entry);
+    else this.cache.put(bytesToMapKey(address), entry);
+    return true;
+  }
+
+  find(query: TimeKeyedQuery): TimeKeyedRow[] {
+    const stored = this.inner.find(query);
+    const from = Math.max(query.timeFrom, this.minLiveTime());
+    const dirty = this.cache.dirtyEntries(
+      (e) =>
+        e.time >= from &&
+        e.time <= query.timeTo &&
+        (query.extraTo === undefined || e.extra <= query.extraTo) &&
+        (query.key === null || e.storeKey.equals(query.key)),
+    );
+    if (dirty.length === 0) return stored.filter((r) => r.time >= from);
+    return mergeDirty(stored, dirty, from, query.reverse);
+  }
+
+  flush(): void {
+    for (const entry of this.cache.takeDirty()) this.writeDown(entry);
+    this.inner.flush();
+  }
+
+  /** Drops every cached entry, dirty ones included (after a rollback or a restore). */
+  discard(): void {
+    this.cache.clear();
+    this.cachedObserved = NO_TIME;
+  }
+
+  close(): void {
+    this.cache.clear();
+    this.inner.close();
+  }
+
+  private minLiveTime(): number {
+    const observed = this.observedStreamTimeMs;
+    return observed === NO_TIME ? NO_TIME : observed - this.retentionMs + 1;
+  }
+
+  private writeDown(entry: TimeKeyedCacheEntry): void {
+    const { storeKey, time, extra, value, timestampMs } = entry;
+    const oldValue = this.listener !== null && this.sendOldValues ? (this.inner.get(storeKey, time, extra)?.value ?? null) : null;
+    this.inner.put(storeKey, time, extra, value, timestampMs);
+    this.listener?.({ key: storeKey, time, extra, newValue: value, oldValue, timestampMs });
+  }
+}
+
+function compareRows(a: { time: number; extra: number }, aKey: Buffer, b: { time: number; extra: number }, bKey: Buffer): number {
+  return a.time - b.time || Buffer.compare(aKey, bKey) || a.extra - b.extra;
+}
+
+/** Overlays dirty entries (a null value hides the stored row) on rows sorted by (time, key, extra). */
+function mergeDirty(stored: TimeKeyedRow[], dirty: TimeKeyedCacheEntry[], from: number, reverse: boolean): TimeKeyedRow[] {
+  const direction = reverse ? -1 : 1;
+  dirty.sort((a, b) => direction * compareRows(a, a.storeKey, b, b.storeKey));
+  const merged: TimeKeyedRow[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < stored.length || j < dirty.length) {
+    const s = stored[i];
+    const d = dirty[j];
+    const order = s === undefined ? 1 : d === undefined ? -1 : direction * compareRows(s, s.key, d, d.storeKey);
+    if (order < 0 && s !== undefined) {
+      if (s.time >= from) merged.push(s);
+      i++;
+      continue;
+    }
+    if (order === 0) i++;
+    if (d !== undefined && d.value !== null) {
+      merged.push({ key: d.storeKey, time: d.time, extra: d.extra, value: d.value, timestampMs: d.timestampMs });
+    }
+    j++;
+  }
+  return merged;
+}
