@@ -1,4 +1,4 @@
-import type { GroupConsumer, KafkaClient, KafkaProducer, OutgoingRecord } from "../kafka/index.ts";
+import type { GroupConsumer, KafkaClient, KafkaProducer, OutgoingRecord, TopicPartitionOffset } from "../kafka/index.ts";
 import type { Logger } from "../observability/index.ts";
 import type { EngineTask } from "./engine-task.ts";
 import { TaskTransaction } from "./eos/task-transaction.ts";
@@ -8,7 +8,8 @@ import { lastOffsets } from "./output-buffer.ts";
 export interface Committer {
   /** Prepares a newly assigned task (exactly-once: fences the previous owner). */
   prepare(task: { id: string }): Promise<void>;
-  commit(tasks: EngineTask[]): Promise<void>;
+  /** Returns the input offsets it committed. */
+  commit(tasks: EngineTask[]): Promise<TopicPartitionOffset[]>;
   /** Sends buffered output without committing offsets (bounded in-flight output). */
   flushOutput(tasks: EngineTask[]): Promise<boolean>;
   release(taskId: string): Promise<void>;
@@ -39,11 +40,12 @@ export class AtLeastOnceCommitter implements Committer {
     return true;
   }
 
-  async commit(tasks: EngineTask[]): Promise<void> {
+  async commit(tasks: EngineTask[]): Promise<TopicPartitionOffset[]> {
     await this.flushOutput(tasks);
     const offsets = tasks.map((t) => t.committableOffsets());
     await this.#consumer.commit(offsets.flat());
     tasks.forEach((task, i) => task.offsetsCommitted(offsets[i]!));
+    return offsets.flat();
   }
 
   async release(): Promise<void> {}
@@ -94,7 +96,8 @@ export class ExactlyOnceCommitter implements Committer {
     return false;
   }
 
-  async commit(tasks: EngineTask[]): Promise<void> {
+  async commit(tasks: EngineTask[]): Promise<TopicPartitionOffset[]> {
+    const committed: TopicPartitionOffset[] = [];
     for (const task of tasks) {
       const offsets = task.committableOffsets();
       const records: OutgoingRecord[] = task.output.drain();
@@ -105,11 +108,13 @@ export class ExactlyOnceCommitter implements Committer {
         const positions = await transaction.commit(this.#groupId, records, offsets);
         task.outputFlushed(lastOffsets(records, positions));
         task.offsetsCommitted(offsets);
+        committed.push(...offsets);
       } catch (error) {
         task.rewind();
         throw error;
       }
     }
+    return committed;
   }
 
   async release(taskId: string): Promise<void> {

@@ -1,6 +1,6 @@
 import { setImmediate as yieldToEventLoop } from "node:timers/promises";
 import { SluiceError } from "../errors/index.ts";
-import type { FetchedRecord, GroupConsumer, KafkaAdmin, TopicPartition } from "../kafka/index.ts";
+import type { FetchedRecord, GroupConsumer, KafkaAdmin, TopicPartition, TopicPartitionOffset } from "../kafka/index.ts";
 import type { Logger } from "../observability/index.ts";
 import type { Committer } from "./committer.ts";
 import { partitionKey, type EngineTask } from "./engine-task.ts";
@@ -17,6 +17,8 @@ export interface ThreadDeps {
   taskIdOf(tp: TopicPartition): string;
   createTask(taskId: string, partitions: TopicPartition[]): EngineTask;
   resetFor(topic: string): OffsetReset;
+  /** Repartition topics: records below the committed offset are deleted now and then. */
+  purgeable: ReadonlySet<string>;
   onRunning(): void;
   onRebalancing(): void;
   onFatal(error: Error): void;
@@ -42,6 +44,8 @@ export class StreamThread {
   #stopped: Promise<void> | null = null;
   #lastCommit = Date.now();
   #commitRequested = false;
+  #lastPurge = Date.now();
+  readonly #purge = new Map<string, TopicPartitionOffset>();
   #wake: (() => void) | null = null;
   processedRecords = 0;
 
@@ -188,7 +192,19 @@ export class StreamThread {
     this.#commitRequested = false;
     this.#lastCommit = Date.now();
     const tasks = [...this.#tasks.values()];
-    if (tasks.length > 0) await this.#deps.committer.commit(tasks);
+    if (tasks.length === 0) return;
+    const committed = await this.#deps.committer.commit(tasks);
+    for (const o of committed) if (this.#deps.purgeable.has(o.topic)) this.#purge.set(partitionKey(o), o);
+    if (this.#purge.size > 0 && this.#lastCommit - this.#lastPurge >= this.#deps.config.repartitionPurgeIntervalMs) this.#purgeRepartitionTopics();
+  }
+
+  // Repartition data is ours and consumed once committed, so it is deleted instead of
+  // waiting for retention. Failure only delays the next purge.
+  #purgeRepartitionTopics(): void {
+    const offsets = [...this.#purge.values()];
+    this.#purge.clear();
+    this.#lastPurge = this.#lastCommit;
+    this.#deps.admin.deleteRecordsBefore(offsets).catch((error) => this.#deps.logger.warn("purging repartition topics failed", { error: (error as Error).message }));
   }
 
   #bufferedOutput(): number {

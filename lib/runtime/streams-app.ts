@@ -142,6 +142,7 @@ export class StreamsApp {
       taskIdOf: (tp) => this.#taskIdOf(tp),
       createTask: (taskId, partitions) => createActiveTask(environment, taskId, partitions),
       resetFor: (topic) => this.#offsetResetFor(topic),
+      purgeable: new Set(this.#plan!.internal.filter((t) => t.name.endsWith("-repartition")).map((t) => t.name)),
       onRunning: () => this.#lifecycle.tryMoveTo("RUNNING"),
       onRebalancing: () => this.#lifecycle.tryMoveTo("REBALANCING"),
       onFatal: (error) => this.#enterError(error),
