@@ -39,7 +39,13 @@ export class StateDirectory {
    */
   static lock(stateDir: string, applicationId: string): StateDirectory {
     const appDir = resolve(stateDir, checkPathSegment(applicationId, "applicationId"));
-    mkdirSync(appDir, { recursive: true });
+    try {
+      mkdirSync(appDir, { recursive: true });
+    } catch (error) {
+      throw new ConfigError(`Cannot create the state directory ${appDir}: ${(error as Error).message}. Set \`stateDir\` to a writable folder.`, {
+        cause: error,
+      });
+    }
     const connection = new Database(join(appDir, LOCK_FILE), { timeout: 0 });
     try {
       connection.pragma("locking_mode = EXCLUSIVE");

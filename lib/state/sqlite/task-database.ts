@@ -105,11 +105,16 @@ export class TaskDatabase {
     this.ensureOpen("commit");
     if (!this.writing && checkpoints.length === 0) return;
     this.beginWrite();
-    for (const c of checkpoints) {
-      this.writeCheckpointStatement.run(c.store, c.topic, c.partition, c.offset);
+    try {
+      for (const c of checkpoints) {
+        this.writeCheckpointStatement.run(c.store, c.topic, c.partition, c.offset);
+      }
+      this.commitStatement.run();
+    } finally {
+      // A failed COMMIT may leave the transaction open (SQLITE_BUSY) or rolled back (disk
+      // full); follow SQLite's own view so that the caller's rollback() does the right thing.
+      this.writing = this.db.inTransaction;
     }
-    this.commitStatement.run();
-    this.writing = false;
   }
 
   /** Discards every write since the last commit; caches above are told to drop theirs. */

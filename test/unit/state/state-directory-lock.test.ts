@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -80,5 +80,11 @@ describe("state directory lock", () => {
     expect(() => directory.openTask("../escape")).toThrow(ConfigError);
     expect(() => StateDirectory.lock(stateDir, "..")).toThrow(ConfigError);
     directory.release();
+  });
+
+  it("says so clearly when the state directory cannot be created", () => {
+    const file = join(stateDir, "a-file");
+    writeFileSync(file, "");
+    expect(() => StateDirectory.lock(file, "app")).toThrow(/Cannot create the state directory .*a-file.*writable folder/);
   });
 });
