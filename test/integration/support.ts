@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { inject } from "vitest";
 import { createKafkaClient, type FetchedRecord, type KafkaClient } from "../../lib/kafka/index.ts";
 import { silentLogger } from "../../lib/observability/index.ts";
+import { TestKafka } from "../../lib/testing/test-kafka.ts";
 
 /** The broker of this test run (started by test/broker/global-setup.ts). */
 export function bootstrap(): string {
@@ -29,41 +30,15 @@ export async function waitFor<T>(what: string, probe: () => T | Promise<T>, time
   }
 }
 
-/**
- * Reads a topic from the beginning with a fresh group until `count` records arrived
- * (or, with count undefined, until every partition reached its end).
- */
+/** Reads a topic from the beginning with a fresh group (see TestKafka.read). */
 export async function readTopic(
   topic: string,
   options: { readCommitted?: boolean; count?: number; timeoutMs?: number } = {},
 ): Promise<FetchedRecord[]> {
-  const client = testClient();
-  const admin = client.admin();
-  await admin.connect();
-  const ends = await admin.offsets(topic);
-  await admin.disconnect();
-  const consumer = client.consumer({ groupId: uniqueName("reader"), readCommitted: options.readCommitted ?? true });
-  const records: FetchedRecord[] = [];
-  const positions = new Map<number, number>();
-  await consumer.connect();
-  await consumer.subscribe([topic], true);
-  await consumer.run({
-    onAssigned() {},
-    onRecords(_topic, partition, batch) {
-      records.push(...batch);
-      positions.set(partition, batch[batch.length - 1]!.offset + 1);
-    },
-  });
-  // With read_committed, transaction markers occupy offsets, so "at end" means the
-  // position reached the end or the wanted count arrived.
-  const done = () =>
-    options.count !== undefined
-      ? records.length >= options.count
-      : ends.every((e) => e.latest === 0 || (positions.get(e.partition) ?? 0) >= e.latest - 1);
+  const kafka = new TestKafka(bootstrap());
   try {
-    await waitFor(`records of ${topic}`, done, options.timeoutMs ?? 30_000);
+    return await kafka.read(topic, options);
   } finally {
-    await consumer.disconnect();
+    await kafka.close();
   }
-  return records;
 }

@@ -30,7 +30,7 @@ const allowed: Record<string, string[]> = {
   dsl: ["topology", "processor", "state", "serdes", "errors"],
   runtime: ["dsl", "topology", "processor", "state", "serdes", "errors", "kafka", "observability"],
   query: ["runtime", "state", "serdes", "errors", "observability"],
-  testing: ["runtime", "dsl", "topology", "processor", "state", "serdes", "errors", "observability"],
+  testing: ["runtime", "dsl", "topology", "processor", "state", "serdes", "errors", "observability", "kafka"],
   cli: ["runtime", "dsl", "topology", "kafka", "state", "serdes", "errors", "observability"],
 };
 

@@ -1,0 +1,107 @@
+import { createKafkaClient, type FetchedRecord, type KafkaAdmin, type KafkaClient, type KafkaProducer, type TopicSpec } from "../kafka/index.ts";
+import { silentLogger } from "../observability/index.ts";
+
+/**
+ * A small client for tests, demos and tools that need to set up topics and move records
+ * around a real broker: create topics, produce, read everything back.
+ *
+ * @example
+ *   const kafka = new TestKafka("localhost:9092");
+ *   await kafka.createTopics([{ name: "orders", partitions: 3 }]);
+ *   await kafka.produce("orders", [{ key: "c-1", value: JSON.stringify(order) }]);
+ *   const out = await kafka.read("orders-large", { count: 1 });
+ *   await kafka.close();
+ */
+export class TestKafka {
+  readonly #client: KafkaClient;
+  #admin: KafkaAdmin | null = null;
+  #producer: KafkaProducer | null = null;
+  #readers = 0;
+
+  constructor(bootstrapServers: string) {
+    this.#client = createKafkaClient({ clientId: "sluice-test-kafka", brokers: bootstrapServers.split(",") }, silentLogger);
+  }
+
+  async createTopics(topics: TopicSpec[]): Promise<string[]> {
+    return (await this.#adminClient()).createTopics(topics);
+  }
+
+  async deleteTopics(topics: string[]): Promise<void> {
+    await (await this.#adminClient()).deleteTopics(topics);
+  }
+
+  /** Sends records (strings are UTF-8) and waits for the broker's acknowledgement. */
+  async produce(topic: string, records: { key?: string | Buffer | null; value: string | Buffer | null; partition?: number; timestamp?: number; headers?: Record<string, string> }[]): Promise<void> {
+    if (!this.#producer) {
+      this.#producer = this.#client.producer();
+      await this.#producer.connect();
+    }
+    await this.#producer.send(
+      records.map((r) => ({
+        topic,
+        key: toBytes(r.key ?? null),
+        value: toBytes(r.value),
+        ...(r.partition !== undefined ? { partition: r.partition } : {}),
+        ...(r.timestamp !== undefined ? { timestamp: r.timestamp } : {}),
+        ...(r.headers ? { headers: Object.fromEntries(Object.entries(r.headers).map(([k, v]) => [k, Buffer.from(v)])) } : {}),
+      })),
+    );
+  }
+
+  /** The total number of records written to a topic (end offset minus start, over partitions). */
+  async size(topic: string): Promise<number> {
+    const offsets = await (await this.#adminClient()).offsets(topic);
+    return offsets.reduce((sum, o) => sum + o.latest - o.earliest, 0);
+  }
+
+  /**
+   * Reads a topic from the beginning (read_committed unless asked otherwise) until `count`
+   * records arrived or, without a count, until every partition is read to its current end.
+   */
+  async read(topic: string, options: { count?: number; timeoutMs?: number; readCommitted?: boolean } = {}): Promise<FetchedRecord[]> {
+    const ends = await (await this.#adminClient()).offsets(topic);
+    const groupId = `sluice-test-reader-${process.pid}-${Date.now()}-${++this.#readers}`;
+    const consumer = this.#client.consumer({ groupId, readCommitted: options.readCommitted ?? true });
+    const records: FetchedRecord[] = [];
+    const positions = new Map<number, number>();
+    await consumer.connect();
+    await consumer.subscribe([topic], true);
+    await consumer.run({
+      onAssigned() {},
+      onRecords(_topic, partition, batch) {
+        records.push(...batch);
+        positions.set(partition, batch[batch.length - 1]!.offset + 1);
+      },
+    });
+    // Transaction markers take offsets too, so a partition whose last record is a marker counts as read.
+    const done = () =>
+      options.count !== undefined ? records.length >= options.count : ends.every((e) => e.latest === e.earliest || (positions.get(e.partition) ?? 0) >= e.latest - 1);
+    const deadline = Date.now() + (options.timeoutMs ?? 30_000);
+    try {
+      while (!done()) {
+        if (Date.now() > deadline) throw new Error(`read ${topic}: timed out with ${records.length} records`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    } finally {
+      await consumer.disconnect();
+    }
+    return records;
+  }
+
+  async close(): Promise<void> {
+    await this.#producer?.disconnect();
+    await this.#admin?.disconnect();
+  }
+
+  async #adminClient(): Promise<KafkaAdmin> {
+    if (!this.#admin) {
+      this.#admin = this.#client.admin();
+      await this.#admin.connect();
+    }
+    return this.#admin;
+  }
+}
+
+function toBytes(value: string | Buffer | null): Buffer | null {
+  return value === null ? null : typeof value === "string" ? Buffer.from(value) : value;
+}
