@@ -123,6 +123,11 @@ export class TopologyTestDriver {
     return entry.get() as S;
   }
 
+  /** Records skipped by "continue" or dead-letter handler decisions, across all tasks. */
+  get droppedRecords(): number {
+    return this.tasks.reduce((sum, t) => sum + t.metrics.dropped, 0);
+  }
+
   /** Every topic something was written to, internal topics and dead-letter topics included. */
   producedTopicNames(): string[] {
     return [...this.outputs.keys()];
