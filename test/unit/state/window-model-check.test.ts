@@ -1,0 +1,88 @@
+import { describe, expect, it } from "vitest";
+import { Stores } from "../../../lib/state/index.ts";
+import { StateFixture, stringSerde } from "./helpers.ts";
+
+function random(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const RETENTION = 100;
+
+/**
+ * Random window writes with advancing, partly late window starts against a model of
+ * Kafka Streams' retention rule, across cache budgets; then a restore of the changelog
+ * into a fresh database must give the same windows.
+ */
+describe("window store against a model", () => {
+  it.each([
+    { seed: 11, cache: null },
+    { seed: 12, cache: 0 },
+    { seed: 13, cache: 700 },
+    { seed: 14, cache: 1_000_000 },
+  ])("seed $seed, cache budget $cache", ({ seed, cache }) => {
+    const fx = new StateFixture();
+    const restoredFx = new StateFixture();
+    try {
+      const next = random(seed);
+      const b = Stores.windowStoreBuilder("w", { retentionMs: RETENTION, windowSizeMs: 10 }, stringSerde, stringSerde);
+      const store = (cache === null ? b : b.withCachingEnabled(cache)).build(fx.context);
+      const keys = ["a", "ab", "b", "c"];
+      const model = new Map<string, { key: string; start: number; value: string }>();
+      let observed = Number.MIN_SAFE_INTEGER;
+      let clock = 0;
+      const live = () => observed - RETENTION + 1;
+      const expected = (key: string | null, from: number, to: number) =>
+        [...model.values()]
+          .filter((w) => (key === null || w.key === key) && w.start >= Math.max(from, live()) && w.start <= to)
+          .sort((x, y) => x.start - y.start || Buffer.compare(Buffer.from(x.key), Buffer.from(y.key)));
+
+      for (let step = 0; step < 2_000; step++) {
+        const op = next();
+        const key = keys[Math.floor(next() * keys.length)] as string;
+        if (next() < 0.3) clock += 10;
+        const start = clock - Math.floor(next() * 15) * 10; // up to 140 ms late: some expired
+        if (op < 0.5 || op >= 0.6 && op < 0.65) {
+          const value = op < 0.5 ? `v${step}` : null;
+          store.put(key, value, start);
+          observed = Math.max(observed, start);
+          if (start >= live()) {
+            if (value === null) model.delete(`${key}@${start}`);
+            else model.set(`${key}@${start}`, { key, start, value });
+          }
+        } else if (op < 0.6) {
+          expect(store.fetchWindow(key, start)).toBe(start >= live() ? (model.get(`${key}@${start}`)?.value ?? null) : null);
+        } else if (op < 0.8) {
+          const from = start - 50;
+          expect(store.fetch(key, from, start).map((w) => [w.windowStartMs, w.value])).toEqual(
+            expected(key, from, start).map((w) => [w.start, w.value]),
+          );
+        } else if (op < 0.9) {
+          expect(store.fetchAll(start - 30, start).map((e) => [e.key.key, e.key.window.startMs, e.value])).toEqual(
+            expected(null, start - 30, start).map((w) => [w.key, w.start, w.value]),
+          );
+        } else {
+          store.flush();
+          fx.database.commit();
+        }
+      }
+      store.flush();
+      fx.database.commit();
+      const all = expected(null, Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER).map((w) => [w.key, w.start, w.value]);
+      expect(store.all().map((e) => [e.key.key, e.key.window.startMs, e.value])).toEqual(all);
+
+      const restored = b.build(restoredFx.context);
+      restoredFx.database.restoreBatch("w", fx.changelog("w").raw, { topic: "app-w-changelog", partition: 0, offset: 1 });
+      expect(restored.all().map((e) => [e.key.key, e.key.window.startMs, e.value])).toEqual(all);
+    } finally {
+      fx.close();
+      restoredFx.close();
+    }
+  });
+});
