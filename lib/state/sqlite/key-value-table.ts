@@ -108,6 +108,10 @@ export class SqliteKeyValueTable implements TaskTable {
     // Statements belong to the connection, which the TaskDatabase closes.
   }
 
+  clear(): void {
+    this.db.prepare(`DELETE FROM ${this.table}`).run();
+  }
+
   restore(records: readonly RestoreRecord[]): void {
     for (const r of records) {
       if (r.value === null) this.deleteStatement.run(r.key);

@@ -15,6 +15,8 @@ export interface TaskTable {
   readonly name: string;
   /** Applies changelog records (already inside the restore transaction). */
   restore(records: readonly RestoreRecord[]): void;
+  /** Deletes every row (inside the caller's transaction). */
+  clear(): void;
   /** Re-reads anything the table keeps in memory, after its rows were rolled back. */
   reset?(): void;
 }

@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { join, resolve } from "node:path";
 import Database from "better-sqlite3";
@@ -86,6 +86,22 @@ export class StateDirectory {
     const dir = this.taskDir(taskId);
     mkdirSync(dir, { recursive: true });
     return new TaskDatabase(join(dir, "state.db"), options);
+  }
+
+  /** Task ids that have a directory here, e.g. to clean up tasks that moved to other instances. */
+  taskIds(): string[] {
+    return readdirSync(this.appDir, { withFileTypes: true })
+      .filter((e) => e.isDirectory())
+      .map((e) => e.name)
+      .sort();
+  }
+
+  /** Deletes a task's directory and its database; the task's database must be closed. */
+  removeTask(taskId: string): void {
+    if (this.lockConnection === null) {
+      throw new FatalError(`Cannot remove task ${taskId}: the state directory ${this.appDir} was released`);
+    }
+    rmSync(this.taskDir(taskId), { recursive: true, force: true });
   }
 
   get locked(): boolean {

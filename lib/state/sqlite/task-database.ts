@@ -46,7 +46,8 @@ export class TaskDatabase {
   private readonly writeCheckpointStatement: Database.Statement;
   private readonly readCheckpointStatement: Database.Statement;
   private readonly readAllCheckpointsStatement: Database.Statement;
-  /** Bound once so that tables can call it on every write without allocating. */
+  private readonly deleteCheckpointStatement: Database.Statement;
+  /** Internal: tables call it before each write. Bound once so that it costs no allocation. */
   readonly beginWrite = (): void => {
     if (this.writing) return;
     this.ensureOpen("write");
@@ -73,6 +74,7 @@ export class TaskDatabase {
       "INSERT OR REPLACE INTO checkpoint (store, topic, partition, offset) VALUES (?, ?, ?, ?)",
     );
     this.readCheckpointStatement = this.db.prepare("SELECT offset FROM checkpoint WHERE store = ?").pluck();
+    this.deleteCheckpointStatement = this.db.prepare("DELETE FROM checkpoint WHERE store = ?");
     this.readAllCheckpointsStatement = this.db.prepare("SELECT store, topic, partition, offset FROM checkpoint ORDER BY store");
   }
 
@@ -165,6 +167,30 @@ export class TaskDatabase {
       this.rollbackStatement.run();
       this.writing = false;
       throw error;
+    }
+    this.notifyReset(store);
+  }
+
+  /**
+   * Deletes every row of `store` and its checkpoint, in a transaction of its own, so that
+   * it can be restored from the beginning of its changelog: for when the checkpoint no
+   * longer matches the changelog (the topic was recreated or truncated past it).
+   */
+  wipeStore(store: string): void {
+    this.ensureOpen("wipeStore");
+    if (this.writing) {
+      throw new FatalError(`Cannot wipe store "${store}" in ${this.path}: the task has uncommitted writes; commit or roll back first`);
+    }
+    const entry = this.tables.get(store);
+    if (entry === undefined) throw new FatalError(`Cannot wipe store "${store}" in ${this.path}: the store was not opened on this task`);
+    this.beginWrite();
+    try {
+      entry.table.clear();
+      this.deleteCheckpointStatement.run(store);
+      this.commitStatement.run();
+    } finally {
+      if (this.db.inTransaction) this.rollbackStatement.run();
+      this.writing = false;
     }
     this.notifyReset(store);
   }

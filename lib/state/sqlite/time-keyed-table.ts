@@ -151,6 +151,10 @@ export class SqliteTimeKeyedTable implements TaskTable {
     this.cleanedUpTo = cutoff;
   }
 
+  clear(): void {
+    this.db.prepare(`DELETE FROM ${this.table}`).run();
+  }
+
   restore(records: readonly RestoreRecord[]): void {
     for (const r of records) {
       const { key, time, extra } = decodeTimeKeyedKey(this.layout, r.key);

@@ -77,6 +77,10 @@ describe("state directory lock", () => {
     const db = directory.openTask("1_3");
     expect(db.path).toBe(join(stateDir, "app", "1_3", "state.db"));
     db.close();
+    directory.openTask("0_1").close();
+    expect(directory.taskIds()).toEqual(["0_1", "1_3"]);
+    directory.removeTask("1_3");
+    expect(directory.taskIds()).toEqual(["0_1"]);
     expect(() => directory.openTask("../escape")).toThrow(ConfigError);
     expect(() => StateDirectory.lock(stateDir, "..")).toThrow(ConfigError);
     directory.release();

@@ -100,6 +100,20 @@ describe("restore", () => {
     expect(fx.database.inTransaction).toBe(false);
   });
 
+  it("wipes a store and its checkpoint for a restore from the beginning", () => {
+    const store = Stores.keyValueStoreBuilder("kv", stringSerde, stringSerde).withCachingEnabled().build(fx.context);
+    const other = Stores.keyValueStoreBuilder("other", stringSerde, stringSerde).build(fx.context);
+    fx.database.restoreBatch("kv", [rec("a", "1")], { ...changelog, offset: 0 });
+    other.put("x", "1");
+    fx.database.commit([{ store: "other", topic: "app-other-changelog", partition: 0, offset: 5 }]);
+    expect(store.get("a")).toBe("1");
+    fx.database.wipeStore("kv");
+    expect(store.get("a")).toBeNull();
+    expect(fx.database.readCheckpoint("kv")).toBeNull();
+    expect(other.get("x")).toBe("1");
+    expect(fx.database.readCheckpoint("other")).toBe(5);
+  });
+
   it("drops the store's cache, so reads see restored rows", () => {
     const store = Stores.keyValueStoreBuilder("kv", stringSerde, stringSerde).withCachingEnabled().build(fx.context);
     expect(store.get("a")).toBeNull(); // caches "absent"
