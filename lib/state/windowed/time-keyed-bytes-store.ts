@@ -1,5 +1,5 @@
 import type { TimeKeyedQuery, TimeKeyedRow } from "../sqlite/time-keyed-table.ts";
-import type { CacheFlushListener, ValueAndTimestamp } from "../store.ts";
+import type { ValueAndTimestamp } from "../store.ts";
 
 export type { TimeKeyedQuery, TimeKeyedRow } from "../sqlite/time-keyed-table.ts";
 
@@ -33,5 +33,3 @@ export interface TimeKeyedFlushRecord {
 }
 
 export type TimeKeyedFlushListener = (record: TimeKeyedFlushRecord) => void;
-
-export type TypedFlushListener<K, V> = CacheFlushListener<K, V>;
