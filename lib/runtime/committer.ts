@@ -2,6 +2,7 @@ import type { GroupConsumer, KafkaClient, KafkaProducer, OutgoingRecord, TopicPa
 import type { Logger } from "../observability/index.ts";
 import type { EngineTask } from "./engine-task.ts";
 import { TaskTransaction } from "./eos/task-transaction.ts";
+import { faultPoint } from "./fault-points.ts";
 import { lastOffsets } from "./output-buffer.ts";
 
 /** Makes a commit interval durable for a set of tasks. */
@@ -42,6 +43,7 @@ export class AtLeastOnceCommitter implements Committer {
 
   async commit(tasks: EngineTask[]): Promise<TopicPartitionOffset[]> {
     await this.flushOutput(tasks);
+    faultPoint("alos.after-flush");
     const offsets = tasks.map((t) => t.committableOffsets());
     await this.#consumer.commit(offsets.flat());
     tasks.forEach((task, i) => task.offsetsCommitted(offsets[i]!));
@@ -106,6 +108,7 @@ export class ExactlyOnceCommitter implements Committer {
       if (!transaction) throw new Error(`task ${task.id} was not prepared for exactly-once`);
       try {
         const positions = await transaction.commit(this.#groupId, records, offsets);
+        faultPoint("eos.after-kafka-commit");
         task.outputFlushed(lastOffsets(records, positions));
         task.offsetsCommitted(offsets);
         committed.push(...offsets);

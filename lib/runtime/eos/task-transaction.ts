@@ -1,6 +1,7 @@
 import { CommitUncertainError, FencedError, RetriableError } from "../../errors/index.ts";
 import type { KafkaClient, OutgoingRecord, RecordPosition, TopicPartitionOffset, TransactionalProducer } from "../../kafka/index.ts";
 import type { Logger } from "../../observability/index.ts";
+import { faultPoint } from "../fault-points.ts";
 
 export interface TaskTransactionOptions {
   applicationId: string;
@@ -61,6 +62,7 @@ export class TaskTransaction {
         await producer.begin();
         const positions = await producer.send(records);
         await producer.sendOffsets(groupId, offsets);
+        faultPoint("eos.before-commit");
         await producer.commit();
         return positions;
       } catch (error) {

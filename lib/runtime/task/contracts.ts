@@ -1,4 +1,4 @@
-import type { Headers } from "../../processor/record.ts";
+import type { Headers } from "../../processor/index.ts";
 
 /** One record as fetched: bytes not yet deserialized, and where it came from. */
 export interface RawRecord {

@@ -1,5 +1,4 @@
-import { decorateTopic } from "../../topology/naming.ts";
-import type { SubTopology } from "../../topology/subtopology.ts";
+import { decorateTopic, type SubTopology } from "../../topology/index.ts";
 import { ProcessorRuntime, SinkRuntime, SourceRuntime, type RuntimeNode, type TaskServices } from "./nodes.ts";
 
 /** A sub-topology's nodes instantiated for one task, wired parent to child. */

@@ -1,8 +1,17 @@
 import { applyExceptionHandler, PoisonRecordError, type ExceptionHandlers } from "../../errors/index.ts";
-import type { Cancellable, Processor, ProcessorContext, PunctuationType, Punctuator } from "../../processor/api.ts";
-import { NO_HEADERS, type Headers, type RecordContext, type RecordMetadata, type StreamRecord } from "../../processor/record.ts";
-import { decorateTopic } from "../../topology/naming.ts";
-import type { ProcessorNode, SinkNode, SourceNode } from "../../topology/nodes.ts";
+import {
+  type Cancellable,
+  type Processor,
+  type ProcessorContext,
+  type PunctuationType,
+  type Punctuator,
+  NO_HEADERS,
+  type Headers,
+  type RecordContext,
+  type RecordMetadata,
+  type StreamRecord,
+} from "../../processor/index.ts";
+import { decorateTopic, type ProcessorNode, type SinkNode, type SourceNode } from "../../topology/index.ts";
 import type { RawRecord, RecordCollector } from "./contracts.ts";
 
 /** What the nodes of a task need from the task itself. */

@@ -1,4 +1,4 @@
-import type { Cancellable, PunctuationType, Punctuator } from "../../processor/api.ts";
+import type { Cancellable, PunctuationType, Punctuator } from "../../processor/index.ts";
 
 export interface PunctuationSchedule extends Cancellable {
   readonly nodeName: string;

@@ -1,4 +1,4 @@
-import type { StreamRecord } from "../../processor/record.ts";
+import type { StreamRecord } from "../../processor/index.ts";
 import type { RawRecord } from "./contracts.ts";
 import type { SourceRuntime } from "./nodes.ts";
 

@@ -1,5 +1,5 @@
 import { applyExceptionHandler, type ExceptionHandlers } from "../../errors/index.ts";
-import { StreamRecord } from "../../processor/record.ts";
+import { StreamRecord } from "../../processor/index.ts";
 import type { RecordCollector } from "./contracts.ts";
 import type { RecordQueue } from "./record-queue.ts";
 

@@ -5,8 +5,8 @@ import {
   type ExceptionHandlerConfig,
   type ExceptionHandlers,
 } from "../../errors/index.ts";
-import type { Cancellable, PunctuationType, Punctuator } from "../../processor/api.ts";
-import type { SubTopology } from "../../topology/subtopology.ts";
+import type { Cancellable, PunctuationType, Punctuator } from "../../processor/index.ts";
+import type { SubTopology } from "../../topology/index.ts";
 import type { RawRecord, RecordCollector, StoreProvider, TopicPartition } from "./contracts.ts";
 import { buildRuntimeNodes, type TaskGraph } from "./graph.ts";
 import { NodeFailure, type TaskServices } from "./nodes.ts";
@@ -181,9 +181,22 @@ export class StreamTask {
     return total;
   }
 
-  /** Drops buffered records, e.g. before seeking back to committed offsets after an aborted transaction. */
+  /** Buffered records of one partition (0 for a partition the task does not read). */
+  bufferedRecords(topic: string, partition: number): number {
+    return this.queueByPartition.get(partitionKey(topic, partition))?.size ?? 0;
+  }
+
+  /**
+   * Drops buffered records and forgets offsets not yet committed, for seeking back to the
+   * committed offsets after an aborted transaction: `committableOffsets()` then reports a
+   * partition again only once it has processed a re-fetched record. Stream time and
+   * processor state stay as they are; to roll those back, close the task and make a new one.
+   */
   clearBuffers(): void {
-    for (const q of this.queues) q.clear();
+    for (const q of this.queues) {
+      q.clear();
+      q.committableOffset = -1;
+    }
   }
 
   /** Closes every processor and cancels punctuation. Idempotent. */

@@ -1,0 +1,28 @@
+/**
+ * The orders service: `node services/orders/main.ts`.
+ * Env: KAFKA_BOOTSTRAP_SERVERS (required), APPLICATION_ID (default "orders"), STATE_DIR,
+ * ORDERS_TOPIC, LARGE_TOPIC, REGULAR_TOPIC, DEAD_LETTER_TOPIC, PROCESSING_GUARANTEE.
+ * Stops cleanly on SIGTERM / Ctrl-C.
+ */
+import { StreamsApp } from "../../lib/index.ts";
+import { ordersTopology } from "./topology.ts";
+
+const bootstrapServers = process.env["KAFKA_BOOTSTRAP_SERVERS"];
+if (!bootstrapServers) {
+  console.error("KAFKA_BOOTSTRAP_SERVERS is not set: give the broker address, e.g. KAFKA_BOOTSTRAP_SERVERS=localhost:9092");
+  process.exit(2);
+}
+const topics = {
+  orders: process.env["ORDERS_TOPIC"] ?? "orders",
+  large: process.env["LARGE_TOPIC"] ?? "orders-large",
+  regular: process.env["REGULAR_TOPIC"] ?? "orders-regular",
+};
+const app = new StreamsApp(ordersTopology(topics), {
+  applicationId: process.env["APPLICATION_ID"] ?? "orders",
+  bootstrapServers,
+  ...(process.env["STATE_DIR"] ? { stateDir: process.env["STATE_DIR"] } : {}),
+  processingGuarantee: process.env["PROCESSING_GUARANTEE"] === "exactly_once" ? "exactly_once" : "at_least_once",
+  exceptionHandlers: { deserialization: { deadLetterTopic: process.env["DEAD_LETTER_TOPIC"] ?? "orders-dead-letters" } },
+});
+app.onStateChange((state, previous) => console.log(`orders service: ${previous} -> ${state}`));
+await app.start();

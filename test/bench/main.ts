@@ -1,0 +1,73 @@
+/**
+ * `make bench`: throughput of each workload on a real local broker. Data is loaded before
+ * timing; each workload runs in its own process so CPU and memory are its own.
+ * Env: BENCH_RECORDS (default 1000000), BENCH_PARTITIONS (default 3), BENCH_WORKLOADS
+ * (comma list), KAFKA_BOOTSTRAP_SERVERS to use a running broker.
+ */
+import { execFileSync, spawn } from "node:child_process";
+import { cpus, totalmem } from "node:os";
+import { resolve } from "node:path";
+import { createKafkaClient } from "../../lib/kafka/index.ts";
+import { silentLogger } from "../../lib/observability/index.ts";
+import { startBroker } from "../broker/provider.ts";
+import { loadRecords } from "./load.ts";
+import { workloads } from "./workloads.ts";
+
+const records = Number(process.env["BENCH_RECORDS"] ?? 1_000_000);
+const partitions = Number(process.env["BENCH_PARTITIONS"] ?? 3);
+const chosen = (process.env["BENCH_WORKLOADS"] ?? workloads.map((w) => w.name).join(",")).split(",");
+
+const broker = await startBroker();
+const client = createKafkaClient({ clientId: "bench", brokers: [broker.bootstrap] }, silentLogger);
+const admin = client.admin();
+await admin.connect();
+const input = `bench-input-${Date.now()}`;
+await admin.createTopics([{ name: input, partitions }]);
+console.log(`Loading ${records.toLocaleString()} records of ~100 bytes into ${input} (${partitions} partitions)...`);
+const loadRate = await loadRecords(client, input, records);
+console.log(`loaded at ${Math.round(loadRate).toLocaleString()} records/s`);
+
+const rows: Record<string, unknown>[] = [];
+for (const name of chosen) {
+  const output = `bench-output-${name}-${Date.now()}`;
+  await admin.createTopics([{ name: output, partitions }]);
+  const result = await runWorkload(name, input, output);
+  rows.push({
+    workload: name,
+    "records/s": Math.round(records / (result.elapsedMs / 1000)),
+    "CPU s / 1M records": round((result.cpuSeconds / records) * 1e6),
+    "peak RSS MB": round(result.peakRssMb),
+    "peak heap MB": round(result.peakHeapMb),
+    "elapsed s": round(result.elapsedMs / 1000),
+  });
+}
+await admin.disconnect();
+await broker.stop();
+
+console.log(`\nSetup: ${records.toLocaleString()} records, ${partitions} partitions, at-least-once, commit interval 1000 ms, one app process;`);
+console.log(`broker: Kafka ${broker.version} (${broker.provider}) on the same machine; ${cpus().length} cores (${cpus()[0]?.model ?? "?"}), ${Math.round(totalmem() / 2 ** 30)} GiB; Node ${process.version}; git ${gitHead()}`);
+console.table(rows);
+
+function runWorkload(name: string, inputTopic: string, output: string): Promise<{ elapsedMs: number; cpuSeconds: number; peakRssMb: number; peakHeapMb: number }> {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(process.execPath, [resolve(import.meta.dirname, "app-runner.ts")], {
+      env: { ...process.env, KAFKA_BOOTSTRAP_SERVERS: broker.bootstrap, WORKLOAD: name, INPUT: inputTopic, OUTPUT: output, RECORDS: String(records) },
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    let out = "";
+    child.stdout.on("data", (d) => (out += d));
+    child.on("exit", (code) => (code === 0 ? resolvePromise(JSON.parse(out.trim().split("\n").at(-1)!)) : reject(new Error(`workload ${name} exited ${code}`))));
+  });
+}
+
+function round(n: number): number {
+  return Math.round(n * 100) / 100;
+}
+
+function gitHead(): string {
+  try {
+    return execFileSync("git", ["rev-parse", "--short", "HEAD"]).toString().trim();
+  } catch {
+    return "unknown";
+  }
+}
