@@ -70,7 +70,7 @@ typecheck: node_modules/.installed
 	node node_modules/typescript/bin/tsc -p tsconfig.json --noEmit
 
 test: setup lint typecheck
-	$(VITEST) run $(VITEST_REPORT)
+	$(VITEST) run --project unit --project integration $(VITEST_REPORT)
 
 test-unit: node_modules/.installed
 	$(VITEST) run --project unit

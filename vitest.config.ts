@@ -21,6 +21,16 @@ export default defineConfig({
           fileParallelism: false,
         },
       },
+      {
+        test: {
+          name: "chaos",
+          include: ["test/chaos/**/*.test.ts"],
+          globalSetup: ["test/broker/global-setup.ts"],
+          testTimeout: 600_000,
+          hookTimeout: 180_000,
+          fileParallelism: false,
+        },
+      },
     ],
   },
 });
