@@ -1,5 +1,4 @@
-import { BranchProcessor } from "../processor/stateless/branch.ts";
-import { PassThroughProcessor } from "../processor/stateless/peek.ts";
+import { BranchProcessor, PassThroughProcessor } from "../processor/index.ts";
 import { TopologyError } from "../errors/index.ts";
 import type { Branched } from "./options/branched.ts";
 import { KStream } from "./kstream.ts";

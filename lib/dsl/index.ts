@@ -1,4 +1,5 @@
 export { StreamsBuilder } from "./streams-builder.ts";
+export type { LoggedStoreBuilder } from "./streams-builder.ts";
 export { KStream } from "./kstream.ts";
 export { BranchedKStream } from "./branched-kstream.ts";
 export { Consumed } from "./options/consumed.ts";

@@ -1,11 +1,18 @@
-import type { FixedKeyProcessorSupplier, ProcessorSupplier } from "../processor/api.ts";
-import type { KeyValue } from "../processor/record.ts";
+import {
+  type FixedKeyProcessorSupplier,
+  type ProcessorSupplier,
+  type KeyValuePair,
+  FilterProcessor,
+  FlatMapProcessor,
+  FlatMapValuesProcessor,
+  MapProcessor,
+  MapValuesProcessor,
+  SelectKeyProcessor,
+  PassThroughProcessor,
+  PeekProcessor,
+} from "../processor/index.ts";
 import { BranchedKStream } from "./branched-kstream.ts";
-import { FilterProcessor } from "../processor/stateless/filter.ts";
-import { FlatMapProcessor, FlatMapValuesProcessor } from "../processor/stateless/flat-map.ts";
-import { MapProcessor, MapValuesProcessor, SelectKeyProcessor } from "../processor/stateless/map.ts";
-import { PassThroughProcessor, PeekProcessor } from "../processor/stateless/peek.ts";
-import type { TopicNameExtractor } from "../topology/nodes.ts";
+import type { TopicNameExtractor } from "../topology/index.ts";
 import { Named } from "./options/named.ts";
 import type { Produced } from "./options/produced.ts";
 import type { Repartitioned } from "./options/repartitioned.ts";
@@ -55,7 +62,7 @@ export class KStream<K, V> {
   }
 
   /** One new key and value per record. Marks the stream for repartitioning. */
-  map<KR, VR>(mapper: (key: K, value: V) => KeyValue<KR, VR>, named?: Named): KStream<KR, VR> {
+  map<KR, VR>(mapper: (key: K, value: V) => KeyValuePair<KR, VR>, named?: Named): KStream<KR, VR> {
     return this.stateless(named, "KSTREAM-MAP-", () => new MapProcessor(mapper), true, true);
   }
 
@@ -65,7 +72,7 @@ export class KStream<K, V> {
   }
 
   /** Zero or more records per record, in order. Marks the stream for repartitioning. */
-  flatMap<KR, VR>(mapper: (key: K, value: V) => Iterable<KeyValue<KR, VR>>, named?: Named): KStream<KR, VR> {
+  flatMap<KR, VR>(mapper: (key: K, value: V) => Iterable<KeyValuePair<KR, VR>>, named?: Named): KStream<KR, VR> {
     return this.stateless(named, "KSTREAM-FLATMAP-", () => new FlatMapProcessor(mapper), true, true);
   }
 

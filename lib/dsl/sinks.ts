@@ -1,6 +1,4 @@
-import type { SinkNode } from "../topology/nodes.ts";
-import { repartitionTopicName } from "../topology/naming.ts";
-import type { TopicNameExtractor } from "../topology/nodes.ts";
+import { type SinkNode, repartitionTopicName, type TopicNameExtractor } from "../topology/index.ts";
 import type { Produced } from "./options/produced.ts";
 import type { Repartitioned } from "./options/repartitioned.ts";
 import { nodeName, requireSerde, type StreamState } from "./stream-node.ts";

@@ -1,7 +1,7 @@
 import { TopologyError } from "../errors/index.ts";
-import type { ProcessorSupplier } from "../processor/api.ts";
-import type { Serde } from "../serdes/serde.ts";
-import type { TopologyBuilder } from "../topology/builder.ts";
+import type { ProcessorSupplier } from "../processor/index.ts";
+import type { Serde } from "../serdes/index.ts";
+import type { TopologyBuilder } from "../topology/index.ts";
 import type { Named } from "./options/named.ts";
 
 /**

@@ -1,13 +1,28 @@
-import { Serdes } from "../serdes/builtins.ts";
-import type { Serde } from "../serdes/serde.ts";
-import { TopologyBuilder } from "../topology/builder.ts";
-import type { StoreSpec, TimestampExtractor } from "../topology/nodes.ts";
-import type { Topology } from "../topology/topology.ts";
+import { Serdes, type Serde } from "../serdes/index.ts";
+import { TopologyBuilder, type StoreSpec, type TimestampExtractor, type Topology } from "../topology/index.ts";
 import { TopologyError } from "../errors/index.ts";
 import { Consumed } from "./options/consumed.ts";
 import { KStream } from "./kstream.ts";
 import { nodeName } from "./stream-node.ts";
 import { Named } from "./options/named.ts";
+
+/** The shape of the state layer's store builders, described here so the DSL need not import them. */
+export interface LoggedStoreBuilder {
+  readonly name: string;
+  readonly loggingEnabled: boolean;
+  readonly logConfig?: Readonly<Record<string, string>>;
+  build(...args: never[]): unknown;
+}
+
+function toStoreSpec(store: StoreSpec | LoggedStoreBuilder): StoreSpec {
+  if ("changelog" in store) return store;
+  return {
+    name: store.name,
+    changelog: store.loggingEnabled,
+    changelogConfig: store.logConfig ?? {},
+    build: (...args: never[]) => store.build(...args),
+  };
+}
 
 /**
  * The entry point of the DSL: read topics as streams, chain operators, then `build()` the
@@ -48,9 +63,17 @@ export class StreamsBuilder {
     return new KStream({ builder: this.topology, nodeName: name, repartitionRequired: false, keySerde, valueSerde });
   }
 
-  /** Registers a state store that processors can then name in `process(.., "store-name")`. */
-  addStateStore(store: StoreSpec): this {
-    this.topology.addStateStore(store);
+  /**
+   * Registers a state store that processors can then name in `process(.., "store-name")`.
+   * Takes a StoreSpec or a state-layer store builder (anything with a name, a logging flag
+   * and `build`).
+   *
+   * @example
+   *   builder.addStateStore(Stores.keyValueStoreBuilder("seen", Serdes.string(), Serdes.int64()));
+   *   stream.process(() => new Dedup(), "seen");
+   */
+  addStateStore(store: StoreSpec | LoggedStoreBuilder): this {
+    this.topology.addStateStore(toStoreSpec(store));
     return this;
   }
 

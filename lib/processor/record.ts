@@ -3,8 +3,8 @@ export type Headers = Readonly<Record<string, Buffer | string>>;
 
 export const NO_HEADERS: Headers = Object.freeze({});
 
-/** A key and a value, as returned by `map` and `flatMap`. */
-export type KeyValue<K, V> = readonly [key: K, value: V];
+/** A key and a value as a tuple, as `map` and `flatMap` return them: `[key, value]`. */
+export type KeyValuePair<K, V> = readonly [key: K, value: V];
 
 /**
  * One record flowing through the processors. Immutable: the `with*` helpers return a new

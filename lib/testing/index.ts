@@ -2,3 +2,4 @@ export { TopologyTestDriver } from "./topology-test-driver.ts";
 export type { TopologyTestDriverOptions } from "./topology-test-driver.ts";
 export { TestInputTopic, TestOutputTopic } from "./test-topics.ts";
 export type { TestInput, TestRecord } from "./test-record.ts";
+export { TestKafka } from "./test-kafka.ts";

@@ -1,4 +1,4 @@
-import type { Headers } from "../processor/record.ts";
+import type { Headers } from "../processor/index.ts";
 
 /** A record as a test writes or reads it. */
 export interface TestRecord<K, V> {

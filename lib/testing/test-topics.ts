@@ -1,5 +1,5 @@
-import type { Headers, KeyValue } from "../processor/record.ts";
-import type { Serde } from "../serdes/serde.ts";
+import type { Headers, KeyValuePair } from "../processor/index.ts";
+import type { Serde } from "../serdes/index.ts";
 import type { CapturedRecord, TestInput, TestRecord } from "./test-record.ts";
 
 /** The part of the driver the topics use. */
@@ -82,7 +82,7 @@ export class TestOutputTopic<K, V> {
     };
   }
 
-  readKeyValue(): KeyValue<K | null, V | null> {
+  readKeyValue(): KeyValuePair<K | null, V | null> {
     const r = this.readRecord();
     return [r.key, r.value];
   }
@@ -97,7 +97,7 @@ export class TestOutputTopic<K, V> {
     return out;
   }
 
-  readKeyValuesToList(): KeyValue<K | null, V | null>[] {
+  readKeyValuesToList(): KeyValuePair<K | null, V | null>[] {
     return this.readRecordsToList().map((r) => [r.key, r.value] as const);
   }
 

@@ -1,9 +1,8 @@
 import { ConfigError, type ExceptionHandlerConfig } from "../errors/index.ts";
-import type { Headers } from "../processor/record.ts";
-import type { Serde } from "../serdes/serde.ts";
-import type { StoreSpec } from "../topology/nodes.ts";
-import type { Topology } from "../topology/topology.ts";
-import { StreamTask, taskIdOf, type RecordCollector } from "../runtime/task/index.ts";
+import type { Headers } from "../processor/index.ts";
+import type { Serde } from "../serdes/index.ts";
+import type { StoreSpec, Topology } from "../topology/index.ts";
+import { StreamTask, taskIdOf, type RecordCollector } from "../runtime/index.ts";
 import type { CapturedRecord } from "./test-record.ts";
 import { TestInputTopic, TestOutputTopic, type DriverPort } from "./test-topics.ts";
 

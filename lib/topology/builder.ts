@@ -1,5 +1,5 @@
 import { TopologyError } from "../errors/index.ts";
-import type { ProcessorSupplier } from "../processor/api.ts";
+import type { ProcessorSupplier } from "../processor/index.ts";
 import { changelogTopicSpec, repartitionTopicSpec, type InternalTopicSpec } from "./internal-topics.ts";
 import { NameGenerator } from "./naming.ts";
 import type { ProcessorNode, SinkNode, SourceNode, StoreSpec, TopologyNode } from "./nodes.ts";
@@ -69,7 +69,7 @@ export class TopologyBuilder {
     validateGraph(nodes, this.stores, this.repartitionTopics);
     const subtopologies = splitIntoSubtopologies(nodes, this.stores);
     validateSubtopologies(subtopologies);
-    const changelogs = [...this.stores.values()].filter((s) => s.changelog).map((s) => changelogTopicSpec(s.name));
+    const changelogs = [...this.stores.values()].filter((s) => s.changelog).map((s) => changelogTopicSpec(s.name, s.changelogConfig));
     return new Topology(subtopologies, [...this.repartitionTopics.values(), ...changelogs], [...this.stores.values()]);
   }
 

@@ -27,13 +27,13 @@ export function repartitionTopicSpec(name: string, numberOfPartitions: number | 
   };
 }
 
-export function changelogTopicSpec(storeName: string): InternalTopicSpec {
+export function changelogTopicSpec(storeName: string, extraConfig: Readonly<Record<string, string>> = {}): InternalTopicSpec {
   const name = `${storeName}${CHANGELOG_SUFFIX}`;
   return {
     kind: "changelog",
     name,
     numberOfPartitions: null,
-    config: { "cleanup.policy": "compact" },
+    config: { "cleanup.policy": "compact", ...extraConfig },
     purgeAfterCommit: false,
     fullName: (applicationId) => decorateTopic(applicationId, name),
   };

@@ -1,6 +1,5 @@
-import type { ProcessorSupplier } from "../processor/api.ts";
-import type { Headers, RecordContext } from "../processor/record.ts";
-import type { Serde } from "../serdes/serde.ts";
+import type { ProcessorSupplier, Headers, RecordContext } from "../processor/index.ts";
+import type { Serde } from "../serdes/index.ts";
 
 /** Where a source with no committed offset starts reading. */
 export type OffsetReset = "earliest" | "latest";
@@ -37,6 +36,8 @@ export type StreamPartitioner<K = unknown, V = unknown> = (topic: string, key: K
 export interface StoreSpec {
   readonly name: string;
   readonly changelog: boolean;
+  /** Extra topic configs for the changelog topic, e.g. retention for windowed stores. */
+  readonly changelogConfig?: Readonly<Record<string, string>>;
   readonly build: (...args: never[]) => unknown;
 }
 

@@ -1,5 +1,5 @@
-import type { Serde } from "../../serdes/serde.ts";
-import type { OffsetReset, TimestampExtractor } from "../../topology/nodes.ts";
+import type { Serde } from "../../serdes/index.ts";
+import type { OffsetReset, TimestampExtractor } from "../../topology/index.ts";
 
 /**
  * How to read a topic: serdes, event-time extraction, where to start without a committed

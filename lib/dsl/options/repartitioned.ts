@@ -1,5 +1,5 @@
-import type { Serde } from "../../serdes/serde.ts";
-import type { StreamPartitioner } from "../../topology/nodes.ts";
+import type { Serde } from "../../serdes/index.ts";
+import type { StreamPartitioner } from "../../topology/index.ts";
 
 /**
  * How `repartition()` builds its internal topic `<applicationId>-<name>-repartition`.

@@ -1,12 +1,12 @@
 import type { Processor, ProcessorContext } from "../api.ts";
-import type { KeyValue, StreamRecord } from "../record.ts";
+import type { KeyValuePair, StreamRecord } from "../record.ts";
 
 /** flatMap: zero or more new records per record, forwarded in the order the mapper yields them. */
 export class FlatMapProcessor<K, V, KR, VR> implements Processor<K, V, KR, VR> {
   private context!: ProcessorContext<KR, VR>;
-  private readonly mapper: (key: K, value: V) => Iterable<KeyValue<KR, VR>>;
+  private readonly mapper: (key: K, value: V) => Iterable<KeyValuePair<KR, VR>>;
 
-  constructor(mapper: (key: K, value: V) => Iterable<KeyValue<KR, VR>>) {
+  constructor(mapper: (key: K, value: V) => Iterable<KeyValuePair<KR, VR>>) {
     this.mapper = mapper;
   }
 

@@ -1,12 +1,12 @@
 import type { Processor, ProcessorContext } from "../api.ts";
-import type { KeyValue, StreamRecord } from "../record.ts";
+import type { KeyValuePair, StreamRecord } from "../record.ts";
 
 /** map: a new key and value per record. */
 export class MapProcessor<K, V, KR, VR> implements Processor<K, V, KR, VR> {
   private context!: ProcessorContext<KR, VR>;
-  private readonly mapper: (key: K, value: V) => KeyValue<KR, VR>;
+  private readonly mapper: (key: K, value: V) => KeyValuePair<KR, VR>;
 
-  constructor(mapper: (key: K, value: V) => KeyValue<KR, VR>) {
+  constructor(mapper: (key: K, value: V) => KeyValuePair<KR, VR>) {
     this.mapper = mapper;
   }
 

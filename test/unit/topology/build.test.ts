@@ -46,6 +46,30 @@ describe("build(): sub-topologies and internal topics", () => {
     expect(t.internalTopics.map((i) => [i.kind, i.fullName("app")])).toEqual([["changelog", "app-shared-changelog"]]);
   });
 
+  it("accepts a state-layer store builder and carries its changelog settings", () => {
+    const b = new StreamsBuilder();
+    const storeBuilder = {
+      name: "windows",
+      loggingEnabled: true,
+      logConfig: { "retention.ms": "86400000" },
+      built: 0,
+      build(this: { built: number }, ctx: string) {
+        this.built++;
+        return `store(${ctx})`;
+      },
+    };
+    b.addStateStore(storeBuilder);
+    b.addStateStore({ name: "unlogged", loggingEnabled: false, build: () => null });
+    b.stream("in", strings).process(noop, "windows", "unlogged");
+    const t = b.build();
+    expect(t.internalTopics.map((i) => [i.name, i.config])).toEqual([
+      ["windows-changelog", { "cleanup.policy": "compact", "retention.ms": "86400000" }],
+    ]);
+    const spec = t.stores.find((s) => s.name === "windows")!;
+    expect((spec.build as (ctx: string) => unknown)("ctx")).toBe("store(ctx)");
+    expect(storeBuilder.built).toBe(1);
+  });
+
   it("gives the same names to the same topology built twice", () => {
     const make = () => {
       const b = new StreamsBuilder();

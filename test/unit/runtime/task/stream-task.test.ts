@@ -112,6 +112,18 @@ describe("stream time and offsets", () => {
     expect(task.metrics.processed).toBe(3);
   });
 
+  it("forgets uncommitted offsets when buffers are cleared for a rewind", () => {
+    const { task } = twoInputTask();
+    task.init();
+    task.addRecords("left", 0, [raw("left", 0, 10, 1), raw("left", 0, 11, 2)]);
+    task.process();
+    task.clearBuffers();
+    expect(task.committableOffsets()).toEqual([]);
+    task.addRecords("left", 0, [raw("left", 0, 10, 1)]);
+    task.process();
+    expect(task.committableOffsets()).toEqual([{ topic: "left", partition: 0, offset: 11 }]);
+  });
+
   it("does not advance the offset of a record whose handler says fail", () => {
     const { task } = twoInputTask();
     task.init();
@@ -134,6 +146,8 @@ describe("backpressure", () => {
     task.process();
     expect(task.bufferedPartitions()[0]).toMatchObject({ buffered: 1, full: false });
     expect(task.buffered).toBe(1);
+    expect(task.bufferedRecords("left", 0)).toBe(1);
+    expect(task.bufferedRecords("elsewhere", 0)).toBe(0);
     task.clearBuffers();
     expect(task.buffered).toBe(0);
     expect(task.process()).toBe(false);

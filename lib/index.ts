@@ -1,0 +1,96 @@
+/**
+ * Sluice's public API: the DSL, serdes, the Processor API, stores, errors and the app.
+ * Everything else under lib/ is internal and may change without notice; the test driver
+ * is the separate entry `sluice/testing`.
+ *
+ * @example
+ *   import { StreamsBuilder, Consumed, Serdes, StreamsApp } from "sluice";
+ */
+
+// DSL
+export {
+  Branched,
+  BranchedKStream,
+  Consumed,
+  KStream,
+  Named,
+  Produced,
+  Repartitioned,
+  StreamsBuilder,
+  type LoggedStoreBuilder,
+} from "./dsl/index.ts";
+
+// Topology
+export {
+  Topology,
+  type ConsumedRecord,
+  type OffsetReset,
+  type StoreSpec,
+  type StreamPartitioner,
+  type TimestampExtractor,
+  type TopicNameExtractor,
+  type TopologyDescription,
+} from "./topology/index.ts";
+
+// Serdes
+export { SerdeError, Serdes, serdeFrom, type Serde, type SerdeFunctions } from "./serdes/index.ts";
+
+// Processor API
+export {
+  StreamRecord,
+  type BaseProcessorContext,
+  type Cancellable,
+  type FixedKeyProcessor,
+  type FixedKeyProcessorContext,
+  type FixedKeyProcessorSupplier,
+  type FixedKeyRecord,
+  type Headers,
+  type KeyValuePair,
+  type Processor,
+  type ProcessorContext,
+  type ProcessorSupplier,
+  type PunctuationType,
+  type Punctuator,
+  type RecordContext,
+  type RecordMetadata,
+} from "./processor/index.ts";
+
+// Errors and exception handlers
+export {
+  CommitUncertainError,
+  ConfigError,
+  DEAD_LETTER_HEADERS,
+  FatalError,
+  FencedError,
+  PoisonRecordError,
+  RetriableError,
+  SluiceError,
+  TopologyError,
+  type DeadLetterRecord,
+  type ErrorLogger,
+  type ExceptionHandler,
+  type ExceptionHandlerConfig,
+  type FailedRecord,
+  type FailureContext,
+  type FailureKind,
+  type HandlerResponse,
+  type HandlerSetting,
+  type RecoveryAction,
+} from "./errors/index.ts";
+
+// State stores (the state layer's public part)
+export {
+  Stores,
+  type KeyValue,
+  type KeyValueStore,
+  type ReadOnlyKeyValueStore,
+  type SessionStore,
+  type StateStore,
+  type ValueAndTimestamp,
+  type Window,
+  type WindowStore,
+  type Windowed,
+} from "./state/index.ts";
+
+// Running an application
+export { StreamsApp, type AppState, type ProcessingGuarantee, type StateListener, type StreamsConfig } from "./runtime/index.ts";
