@@ -24,6 +24,13 @@ export interface GroupConsumerHandlers {
   onRebalancing?(): void;
   /** One fetched batch of one partition, in offset order. */
   onRecords(topic: string, partition: number, records: FetchedRecord[]): void | Promise<void>;
+  /**
+   * The fetch position after a batch, counting records the client never hands over
+   * (transaction markers, aborted records). Once everything fetched is processed, this is
+   * the offset to commit: committing only "last record + 1" would leave a partition that
+   * ends in a marker forever one behind.
+   */
+  onPosition?(topic: string, partition: number, nextOffset: number): void;
   /** The consumer failed; `willRestart` tells whether the client restarts by itself. */
   onCrash?(error: Error, willRestart: boolean): void;
 }
@@ -69,6 +76,10 @@ export class GroupConsumer {
     });
     this.#consumer.on(events.REBALANCING, () => handlers.onRebalancing?.());
     this.#consumer.on(events.CRASH, (event) => handlers.onCrash?.(event.payload.error, event.payload.restart));
+    this.#consumer.on(events.END_BATCH_PROCESS, (event) => {
+      const { topic, partition, lastOffset } = event.payload;
+      handlers.onPosition?.(topic, partition, Number(lastOffset) + 1);
+    });
     await guarded(`run consumer of group ${this.#groupId}`, () =>
       this.#consumer.run({
         autoCommit: false,

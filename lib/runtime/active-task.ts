@@ -22,6 +22,7 @@ class ActiveTask implements EngineTask {
   readonly output: OutputBuffer;
   readonly #core: StreamTask;
   readonly #lastCommitted = new Map<string, number>();
+  readonly #fetchPositions = new Map<string, number>();
 
   constructor(environment: TaskEnvironment, taskId: string, partitions: TopicPartition[]) {
     const { topology, config, logger, partitionCounts } = environment;
@@ -74,9 +75,26 @@ class ActiveTask implements EngineTask {
     this.#core.punctuateWallClock(nowMs);
   }
 
-  /** Only the partitions that moved since the last commit: an idle task commits nothing. */
+  positionAfterFetch(tp: TopicPartition, nextOffset: number): void {
+    this.#fetchPositions.set(partitionKey(tp), nextOffset);
+  }
+
+  /**
+   * Per partition, the last processed offset + 1, or the fetch position when everything
+   * fetched is processed (it may lie past transaction markers). Only partitions that moved
+   * since the last commit: an idle task commits nothing.
+   */
   committableOffsets(): TopicPartitionOffset[] {
-    return this.#core.committableOffsets().filter((o) => this.#lastCommitted.get(partitionKey(o)) !== o.offset);
+    const offsets = new Map(this.#core.committableOffsets().map((o) => [partitionKey(o), o]));
+    for (const tp of this.partitions) {
+      const key = partitionKey(tp);
+      const position = this.#fetchPositions.get(key);
+      const processed = offsets.get(key);
+      if (position !== undefined && processed !== undefined && position > processed.offset && this.buffered(tp) === 0) {
+        offsets.set(key, { ...tp, offset: position });
+      }
+    }
+    return [...offsets.values()].filter((o) => this.#lastCommitted.get(partitionKey(o)) !== o.offset);
   }
 
   outputFlushed(): void {}

@@ -13,6 +13,8 @@ export interface EngineTask {
   /** Appends fetched records of one partition (offset order). */
   enqueue(records: FetchedRecord[]): void;
   buffered(partition: TopicPartition): number;
+  /** The consumer's position after a fetched batch (past markers); see GroupConsumerHandlers.onPosition. */
+  positionAfterFetch(partition: TopicPartition, nextOffset: number): void;
   /** Processes up to `max` buffered records; returns how many it processed. */
   process(max: number): number;
   punctuateWallClock(nowMs: number): void;

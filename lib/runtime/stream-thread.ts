@@ -111,6 +111,11 @@ export class StreamThread {
     this.#wake?.();
   }
 
+  /** Consumer callback: the fetch position after a batch (markers included). */
+  onPosition(topic: string, partition: number, nextOffset: number): void {
+    this.#taskByPartition.get(`${topic}:${partition}`)?.positionAfterFetch({ topic, partition }, nextOffset);
+  }
+
   start(): void {
     this.#running = true;
     this.#stopped = this.#loop();

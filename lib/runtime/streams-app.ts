@@ -156,6 +156,7 @@ export class StreamsApp {
       onAssigned: (partitions) => thread.onAssigned(partitions),
       onRebalancing: () => thread.onRebalancing(),
       onRecords: (topic, partition, records) => thread.onRecords(topic, partition, records),
+      onPosition: (topic, partition, nextOffset) => thread.onPosition(topic, partition, nextOffset),
       onCrash: (error, willRestart) => {
         if (willRestart) this.#logger.warn("consumer failed; it restarts by itself", { error: error.message });
         else this.#enterError(new FatalError(`the consumer stopped: ${error.message}`, { cause: error }));
