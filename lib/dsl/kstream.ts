@@ -1,5 +1,6 @@
 import {
   type FixedKeyProcessorSupplier,
+  type Processor,
   type ProcessorSupplier,
   type KeyValuePair,
   FilterProcessor,
@@ -155,7 +156,7 @@ export class KStream<K, V> {
   private stateless<KR, VR>(
     named: Named | undefined,
     prefix: string,
-    supplier: () => unknown,
+    supplier: () => Processor<never, never, unknown, unknown>,
     keyChanging: boolean,
     valueChanging: boolean,
   ): KStream<KR, VR> {

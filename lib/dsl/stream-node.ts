@@ -1,5 +1,5 @@
 import { TopologyError } from "../errors/index.ts";
-import type { ProcessorSupplier } from "../processor/index.ts";
+import type { Processor } from "../processor/index.ts";
 import type { Serde } from "../serdes/index.ts";
 import type { TopologyBuilder } from "../topology/index.ts";
 import type { Named } from "./options/named.ts";
@@ -30,10 +30,10 @@ export function nodeName(builder: TopologyBuilder, named: Named | undefined | nu
 export function addOperator(
   parent: StreamState,
   name: string,
-  supplier: () => unknown,
+  supplier: () => Processor<never, never, unknown, unknown>,
   change: { keyChanging: boolean; valueChanging: boolean; stores?: readonly string[] },
 ): StreamState {
-  parent.builder.addProcessor(name, supplier as ProcessorSupplier<unknown, unknown, unknown, unknown>, [parent.nodeName], {
+  parent.builder.addProcessor(name, supplier, [parent.nodeName], {
     keyChanging: change.keyChanging,
     stores: change.stores ?? [],
   });

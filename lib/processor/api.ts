@@ -60,14 +60,16 @@ export interface FixedKeyProcessorContext<K, VOut> extends BaseProcessorContext 
  */
 export interface Processor<KIn, VIn, KOut, VOut> {
   init?(context: ProcessorContext<KOut, VOut>): void;
-  process(record: StreamRecord<KIn, VIn>): void;
+  // A property, not a method, so TypeScript checks the input types strictly: a processor
+  // written for `Payment` is refused for a stream of `Payment | null`.
+  readonly process: (record: StreamRecord<KIn, VIn>) => void;
   close?(): void;
 }
 
 /** A processor that cannot change keys, so the stream keeps its partitioning. */
 export interface FixedKeyProcessor<K, VIn, VOut> {
   init?(context: FixedKeyProcessorContext<K, VOut>): void;
-  process(record: FixedKeyRecord<K, VIn>): void;
+  readonly process: (record: FixedKeyRecord<K, VIn>) => void;
   close?(): void;
 }
 

@@ -1,5 +1,5 @@
 import { TopologyError } from "../errors/index.ts";
-import type { ProcessorSupplier } from "../processor/index.ts";
+import type { Processor, ProcessorSupplier } from "../processor/index.ts";
 import { changelogTopicSpec, repartitionTopicSpec, type InternalTopicSpec } from "./internal-topics.ts";
 import { NameGenerator } from "./naming.ts";
 import type { ProcessorNode, SinkNode, SourceNode, StoreSpec, TopologyNode } from "./nodes.ts";
@@ -24,7 +24,8 @@ export class TopologyBuilder {
 
   addProcessor(
     name: string,
-    supplier: ProcessorSupplier<unknown, unknown, unknown, unknown>,
+    // `never` inputs accept a processor of any input types; the graph cannot check them.
+    supplier: () => Processor<never, never, unknown, unknown>,
     parents: readonly string[],
     options: { stores?: readonly string[]; keyChanging?: boolean } = {},
   ): void {
@@ -32,7 +33,7 @@ export class TopologyBuilder {
       kind: "processor",
       name,
       parents: [...parents],
-      supplier,
+      supplier: supplier as ProcessorSupplier<unknown, unknown, unknown, unknown>,
       stores: [...(options.stores ?? [])],
       keyChanging: options.keyChanging ?? false,
     };
