@@ -6,7 +6,8 @@ import { checkConnection, type KafkaConnection } from "./config.ts";
 import { GroupConsumer, type GroupConsumerOptions } from "./consumer.ts";
 import { KafkaProducer, type ProducerOptions } from "./producer.ts";
 import { TransactionalProducer, type TransactionalProducerOptions } from "./transactional-producer.ts";
-import type { ClientCapabilities } from "./types.ts";
+import { readPartitionsToEnd, type ReadRange } from "./partition-reader.ts";
+import type { ClientCapabilities, FetchedRecord } from "./types.ts";
 
 /** The one door to Kafka. A second client library would implement this same shape. */
 export interface KafkaClient {
@@ -15,6 +16,8 @@ export interface KafkaClient {
   producer(options?: ProducerOptions): KafkaProducer;
   transactionalProducer(options: TransactionalProducerOptions): TransactionalProducer;
   consumer(options: GroupConsumerOptions): GroupConsumer;
+  /** Reads partitions from the given offsets to their current end (store restoration). */
+  readToEnd(ranges: ReadRange[], onRecords: (range: ReadRange, records: FetchedRecord[]) => void, readCommitted: boolean): Promise<void>;
 }
 
 // kafkajs 2.2.4 speaks TxnOffsetCommit v1 (no group generation), has no static
@@ -45,6 +48,15 @@ export function createKafkaClient(connection: KafkaConnection, logger: Logger = 
     producer: (options) => new KafkaProducer(kafka, options),
     transactionalProducer: (options) => new TransactionalProducer(kafka, options),
     consumer: (options) => new GroupConsumer(kafka, options, logger),
+    async readToEnd(ranges, onRecords, readCommitted) {
+      const admin = new KafkaAdmin(kafka);
+      await admin.connect();
+      try {
+        await readPartitionsToEnd(kafka, admin, ranges, onRecords, { readCommitted, logger, clientPrefix: connection.clientId });
+      } finally {
+        await admin.disconnect();
+      }
+    },
   };
 }
 

@@ -40,6 +40,10 @@ export class GroupConsumer {
   readonly #consumer: Consumer;
   readonly #groupId: string;
 
+  get groupId(): string {
+    return this.#groupId;
+  }
+
   constructor(kafka: Kafka, options: GroupConsumerOptions, logger: Logger) {
     this.#groupId = options.groupId;
     const config: Parameters<Kafka["consumer"]>[0] = {

@@ -6,4 +6,5 @@ export { KafkaProducer, type ProducerOptions } from "./producer.ts";
 export { TransactionalProducer, type TransactionState, type TransactionalProducerOptions } from "./transactional-producer.ts";
 export { checkConnection, redactConnection, type KafkaConnection } from "./config.ts";
 export { translateError } from "./errors.ts";
+export type { ReadRange } from "./partition-reader.ts";
 export type * from "./types.ts";
