@@ -1,4 +1,4 @@
-import { applyExceptionHandler, PoisonRecordError, type ExceptionHandlers } from "../../errors/index.ts";
+import { applyExceptionHandler, SluiceError, type ExceptionHandlers } from "../../errors/index.ts";
 import {
   type Cancellable,
   type Processor,
@@ -40,9 +40,14 @@ export class NodeFailure extends Error {
   }
 }
 
+/**
+ * Tags a user-code error with the node that threw, once; ancestors pass it through. Sluice's
+ * own errors (a handler's "fail", a collector that must retry or rejoin, a store the node did
+ * not declare) are not processing errors and pass through untagged, so they reach the
+ * runtime instead of the processing handler.
+ */
 function tagged(nodeName: string, error: unknown): Error {
-  // Tag once, at the node that threw; ancestors pass the tagged error through unchanged.
-  return error instanceof NodeFailure || error instanceof PoisonRecordError ? error : new NodeFailure(nodeName, error);
+  return error instanceof NodeFailure || error instanceof SluiceError ? error : new NodeFailure(nodeName, error);
 }
 
 export interface RuntimeNode {

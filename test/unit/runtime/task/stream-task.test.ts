@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { Consumed, StreamsBuilder } from "../../../../lib/dsl/index.ts";
-import { PoisonRecordError, TopologyError } from "../../../../lib/errors/index.ts";
+import { Consumed, Produced, StreamsBuilder } from "../../../../lib/dsl/index.ts";
+import { PoisonRecordError, RetriableError, TopologyError } from "../../../../lib/errors/index.ts";
 import { StreamTask, type RawRecord, type RecordCollector } from "../../../../lib/runtime/task/index.ts";
 import { Serdes } from "../../../../lib/serdes/index.ts";
 
@@ -181,5 +181,31 @@ describe("lifecycle and ownership", () => {
     const { task } = twoInputTask();
     expect(() => task.addRecords("left", 3, [])).toThrow(/does not own left-3/);
     expect(() => task.addPartition({ topic: "other", partition: 0 })).toThrow(TopologyError);
+  });
+});
+
+describe("errors that are not processing errors", () => {
+  it("lets a collector's retriable error reach the runtime instead of the processing handler", () => {
+    const b = new StreamsBuilder();
+    b.stream("left", strings).mapValues((v) => v).to("out", Produced.with(Serdes.string(), Serdes.string()));
+    const task = new StreamTask({
+      taskId: "0_0",
+      subtopology: b.build().subtopologies[0]!,
+      applicationId: "app",
+      partitions: [{ topic: "left", partition: 0 }],
+      collector: {
+        send: () => {
+          throw new RetriableError("buffer full");
+        },
+        partitionCount: () => 1,
+      },
+      stores: { getStore: () => undefined },
+      exceptionHandlers: { processing: "continue", logger: silent },
+    });
+    task.init();
+    task.addRecords("left", 0, [raw("left", 0, 0, 1)]);
+    expect(() => task.process()).toThrow(RetriableError);
+    expect(task.metrics.dropped).toBe(0);
+    expect(task.committableOffsets()).toEqual([]);
   });
 });
