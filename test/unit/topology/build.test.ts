@@ -81,6 +81,24 @@ describe("build(): sub-topologies and internal topics", () => {
   });
 });
 
+describe("source options", () => {
+  it("carries offset reset, timestamp extractor and name into the source node", () => {
+    const b = new StreamsBuilder();
+    const extractor = () => 1;
+    b.stream("in", strings.withOffsetReset("earliest").withTimestampExtractor(extractor).withName("orders-source")).to("out");
+    const source = b.build().subtopologies[0]!.node("orders-source");
+    expect(source).toMatchObject({ kind: "source", topics: ["in"], offsetReset: "earliest", timestampExtractor: extractor, internal: false });
+  });
+
+  it("lists both parents of a merge in the description", () => {
+    const b = new StreamsBuilder();
+    b.stream("a", strings).merge(b.stream("b", strings), Named.as("both")).to("out");
+    expect(b.build().describe().toString()).toContain(
+      "    Processor: both (stores: [])\n      --> KSTREAM-SINK-0000000002\n      <-- KSTREAM-SOURCE-0000000000, KSTREAM-SOURCE-0000000001\n",
+    );
+  });
+});
+
 describe("build(): validation", () => {
   it("rejects a duplicate explicit name at the call that reuses it", () => {
     const s = new StreamsBuilder().stream("in", strings).filter(() => true, Named.as("f"));

@@ -85,6 +85,22 @@ describe("record choice across partitions", () => {
   });
 });
 
+describe("timestamp extraction", () => {
+  it("hands the extractor the deserialized record and its partition's time so far", () => {
+    const seen: Array<[string | null, number]> = [];
+    const consumed = strings.withTimestampExtractor((r, partitionTime) => {
+      seen.push([r.value, partitionTime]);
+      return r.value === "late" ? partitionTime : r.timestamp * 10;
+    });
+    const { task, sent } = twoInputTask({ consumed });
+    task.init();
+    task.addRecords("left", 0, [raw("left", 0, 0, 1, "a"), raw("left", 0, 1, 5, "b"), raw("left", 0, 2, 2, "late")]);
+    processAll(task);
+    expect(seen).toEqual([["a", -1], ["b", 10], ["late", 50]]);
+    expect(sent.map((s) => s.timestamp)).toEqual([10, 50, 50]);
+  });
+});
+
 describe("stream time and offsets", () => {
   it("is the largest timestamp processed and never goes back", () => {
     const { task } = twoInputTask();
