@@ -14,14 +14,23 @@ import {
 import { decorateTopic, type ProcessorNode, type SinkNode, type SourceNode } from "../../topology/index.ts";
 import type { RawRecord, RecordCollector } from "./contracts.ts";
 
+/**
+ * Where processing is: the input record being processed (null inside a punctuator) and the
+ * timestamp of the record at the node running now, which stores stamp their writes with.
+ * One mutable object shared by the task and its nodes, so the hot path reads a field.
+ */
+export interface ProcessingPosition {
+  input: RawRecord | null;
+  timestamp: number;
+}
+
 /** What the nodes of a task need from the task itself. */
 export interface TaskServices {
   readonly taskId: string;
   readonly applicationId: string;
   readonly collector: RecordCollector;
   readonly handlers: ExceptionHandlers;
-  /** The input record being processed; null inside a punctuator. */
-  currentRecord(): RawRecord | null;
+  readonly position: ProcessingPosition;
   streamTime(): number;
   wallClock(): number;
   schedule(nodeName: string, intervalMs: number, type: PunctuationType, punctuator: Punctuator): Cancellable;
@@ -117,10 +126,16 @@ export class ProcessorRuntime extends ForwardingNode implements ProcessorContext
   }
 
   process(record: StreamRecord<unknown, unknown>): void {
+    const position = this.task.position;
+    const outer = position.timestamp;
+    position.timestamp = record.timestamp;
     try {
       this.processor.process(record);
     } catch (error) {
       throw tagged(this.name, error);
+    } finally {
+      // Back to the parent's record, as the parent may go on writing after forward() returns.
+      position.timestamp = outer;
     }
   }
 
@@ -132,10 +147,10 @@ export class ProcessorRuntime extends ForwardingNode implements ProcessorContext
     return this.task.applicationId;
   }
   get headers(): Headers {
-    return this.task.currentRecord()?.headers ?? NO_HEADERS;
+    return this.task.position.input?.headers ?? NO_HEADERS;
   }
   recordMetadata(): RecordMetadata | null {
-    const r = this.task.currentRecord();
+    const r = this.task.position.input;
     return r ? { topic: r.topic, partition: r.partition, offset: r.offset } : null;
   }
   schedule(intervalMs: number, type: PunctuationType, punctuator: Punctuator): Cancellable {
@@ -181,7 +196,7 @@ export class SinkRuntime implements RuntimeNode {
       value = spec.valueSerde.serialize(topic, record.value);
     } catch (error) {
       // Serialization belongs to production, as in Kafka Streams: the production handler decides.
-      const raw = task.currentRecord();
+      const raw = task.position.input;
       applyExceptionHandler(task.handlers.production, { kind: "production", error, taskId: task.taskId, nodeName: this.name, record: raw }, task.collector);
       task.countDropped();
       return;
@@ -201,7 +216,7 @@ export class SinkRuntime implements RuntimeNode {
   }
 
   private recordContext(record: StreamRecord<unknown, unknown>): RecordContext {
-    const raw = this.task.currentRecord();
+    const raw = this.task.position.input;
     return { topic: raw?.topic ?? "", partition: raw?.partition ?? -1, offset: raw?.offset ?? -1, timestamp: record.timestamp, headers: record.headers };
   }
 }

@@ -9,7 +9,7 @@ import type { Cancellable, PunctuationType, Punctuator } from "../../processor/i
 import type { SubTopology } from "../../topology/index.ts";
 import type { RawRecord, RecordCollector, StoreProvider, TopicPartition } from "./contracts.ts";
 import { buildRuntimeNodes, type TaskGraph } from "./graph.ts";
-import { NodeFailure, type TaskServices } from "./nodes.ts";
+import { NodeFailure, type ProcessingPosition, type TaskServices } from "./nodes.ts";
 import { PunctuationQueue } from "./punctuation.ts";
 import { RecordQueue } from "./record-queue.ts";
 import { prepareHead } from "./source-reader.ts";
@@ -69,7 +69,7 @@ export class StreamTask {
   private readonly punctuations = new PunctuationQueue();
   private readonly graph: TaskGraph;
   private streamTimeMs = -1;
-  private current: RawRecord | null = null;
+  private readonly position: ProcessingPosition = { input: null, timestamp: -1 };
 
   constructor(options: StreamTaskOptions) {
     this.taskId = options.taskId;
@@ -85,6 +85,14 @@ export class StreamTask {
 
   get state(): TaskState {
     return this.stateName;
+  }
+
+  /**
+   * The timestamp of the record at the node running now (a punctuation's time inside a
+   * punctuator): what a store stamps its writes with. Outside processing, the last one.
+   */
+  currentRecordTimestamp(): number {
+    return this.position.timestamp;
   }
 
   /** Largest record timestamp processed; -1 before the first. Only records move it, never back. */
@@ -139,13 +147,14 @@ export class StreamTask {
     const raw = queue.shift();
     if (record.timestamp > queue.partitionTime) queue.partitionTime = record.timestamp;
     if (record.timestamp > this.streamTimeMs) this.streamTimeMs = record.timestamp;
-    this.current = raw;
+    this.position.input = raw;
+    this.position.timestamp = record.timestamp;
     try {
       queue.source.process(record);
     } catch (error) {
       this.handleProcessingFailure(error, raw);
     } finally {
-      this.current = null;
+      this.position.input = null;
     }
     queue.committableOffset = raw.offset + 1;
     this.metrics.processed++;
@@ -223,6 +232,7 @@ export class StreamTask {
     for (const schedule of due) {
       if (schedule.cancelled) continue;
       this.metrics.punctuations++;
+      this.position.timestamp = time;
       try {
         schedule.punctuator(time);
       } catch (error) {
@@ -245,7 +255,7 @@ export class StreamTask {
       applicationId: this.applicationId,
       collector: this.collector,
       handlers: this.handlers,
-      currentRecord: () => this.current,
+      position: this.position,
       streamTime: () => this.streamTimeMs,
       wallClock: () => this.clock(),
       schedule: (nodeName: string, intervalMs: number, type: PunctuationType, punctuator: Punctuator): Cancellable =>

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { Consumed, Produced, StreamsBuilder } from "../../../../lib/dsl/index.ts";
 import { PoisonRecordError, RetriableError, TopologyError } from "../../../../lib/errors/index.ts";
+import type { ProcessorContext } from "../../../../lib/processor/index.ts";
 import { StreamTask, type RawRecord, type RecordCollector } from "../../../../lib/runtime/task/index.ts";
 import { Serdes } from "../../../../lib/serdes/index.ts";
 
@@ -223,5 +224,42 @@ describe("errors that are not processing errors", () => {
     expect(() => task.process()).toThrow(RetriableError);
     expect(task.metrics.dropped).toBe(0);
     expect(task.committableOffsets()).toEqual([]);
+  });
+});
+
+describe("current record timestamp (for stores)", () => {
+  it("is the timestamp of the record at the running node, restored after forward()", () => {
+    const seen: string[] = [];
+    let task!: StreamTask;
+    const b = new StreamsBuilder();
+    b.stream("left", strings)
+      .process<string | null, string | null>(() => {
+        let ctx!: ProcessorContext<string | null, string | null>;
+        return {
+          init: (c) => {
+            ctx = c;
+            c.schedule(1000, "stream_time", (t) => seen.push(`punctuate ${t}: ${task.currentRecordTimestamp()}`));
+          },
+          process: (r) => {
+            seen.push(`parent before: ${task.currentRecordTimestamp()}`);
+            ctx.forward(r.withTimestamp(r.timestamp + 100));
+            seen.push(`parent after: ${task.currentRecordTimestamp()}`);
+          },
+        };
+      })
+      .foreach(() => seen.push(`child: ${task.currentRecordTimestamp()}`));
+    const { c } = collector();
+    task = new StreamTask({
+      taskId: "0_0",
+      subtopology: b.build().subtopologies[0]!,
+      applicationId: "app",
+      partitions: [{ topic: "left", partition: 0 }],
+      collector: c,
+      stores: { getStore: () => undefined },
+    });
+    task.init();
+    task.addRecords("left", 0, [raw("left", 0, 0, 1500)]);
+    task.process();
+    expect(seen).toEqual(["parent before: 1500", "child: 1600", "parent after: 1500", "punctuate 1500: 1500"]);
   });
 });
