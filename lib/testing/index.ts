@@ -1,5 +1,5 @@
 export { TopologyTestDriver } from "./topology-test-driver.ts";
-export type { TopologyTestDriverOptions } from "./topology-test-driver.ts";
+export type { TestStoreContext, TopologyTestDriverOptions } from "./topology-test-driver.ts";
 export { TestInputTopic, TestOutputTopic } from "./test-topics.ts";
 export type { TestInput, TestRecord } from "./test-record.ts";
 export { TestKafka } from "./test-kafka.ts";

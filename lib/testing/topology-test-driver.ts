@@ -6,6 +6,17 @@ import { StreamTask, taskIdOf, type RecordCollector } from "../runtime/index.ts"
 import type { CapturedRecord } from "./test-record.ts";
 import { TestInputTopic, TestOutputTopic, type DriverPort } from "./test-topics.ts";
 
+/** What a store factory gets besides the spec: the task, its clock of record time, and a way to write changelogs. */
+export interface TestStoreContext {
+  readonly taskId: string;
+  readonly applicationId: string;
+  readonly partition: number;
+  /** The timestamp of the record being processed (see StreamTask.currentRecordTimestamp). */
+  recordTimestamp(): number;
+  /** Writes a record the way a sink does; changelog writes show up as output of their topic. */
+  send(topic: string, key: Buffer | null, value: Buffer | null, timestamp: number, partition?: number): void;
+}
+
 export interface TopologyTestDriverOptions {
   /** Prefix of internal topic names. Default "test-app". */
   readonly applicationId?: string;
@@ -15,7 +26,7 @@ export interface TopologyTestDriverOptions {
    * Makes a task's store from its spec. The default calls `spec.build()` for builders that
    * take no arguments; plug the state layer in here for anything else.
    */
-  readonly storeFactory?: (spec: StoreSpec, taskId: string) => unknown;
+  readonly storeFactory?: (spec: StoreSpec, context: TestStoreContext) => unknown;
   /** Default: every handler "fail", so a bad record throws out of pipeInput. */
   readonly exceptionHandlers?: ExceptionHandlerConfig;
   /** Partition counts that custom partitioners see, per output topic. Default 1. */
@@ -70,8 +81,15 @@ export class TopologyTestDriver {
         exceptionHandlers: options.exceptionHandlers ?? {},
         clock: () => this.wallClockMs,
       });
+      const storeContext: TestStoreContext = {
+        taskId,
+        applicationId: this.applicationId,
+        partition: 0,
+        recordTimestamp: () => task.currentRecordTimestamp(),
+        send: (topic, key, value, timestamp, partition) => collector.send(topic, key, value, timestamp, {}, partition),
+      };
       for (const spec of sub.stores) {
-        taskStores.set(spec.name, factory(spec, taskId));
+        taskStores.set(spec.name, factory(spec, storeContext));
         this.stores.set(spec.name, { task, get: () => taskStores.get(spec.name) });
       }
       return task;

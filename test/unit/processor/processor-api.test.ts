@@ -101,6 +101,25 @@ describe("processValues()", () => {
 });
 
 describe("state stores", () => {
+  it("lets a store factory stamp writes with the record time and write a changelog the test can read", () => {
+    const b = new StreamsBuilder();
+    b.addStateStore({ name: "log", changelog: true, build: () => null });
+    b.stream("in", strings).process(() => {
+      let put!: (key: string) => void;
+      return {
+        init: (ctx) => void (put = ctx.getStateStore<(key: string) => void>("log")),
+        process: (r) => put(r.key ?? ""),
+      };
+    }, "log");
+    driver = new TopologyTestDriver(b.build(), {
+      storeFactory: (spec, ctx) => (key: string) =>
+        ctx.send(`${ctx.applicationId}-${spec.name}-changelog`, Buffer.from(key), Buffer.from("x"), ctx.recordTimestamp(), ctx.partition),
+    });
+    driver.createInputTopic("in", Serdes.string(), Serdes.string()).pipeInput("a", "1", 123);
+    const changelog = driver.createOutputTopic("test-app-log-changelog", Serdes.string(), Serdes.string());
+    expect(changelog.readRecord()).toMatchObject({ key: "a", value: "x", timestamp: 123, partition: 0 });
+  });
+
   it("gives a processor the stores it declared, as the store factory made them", () => {
     const b = new StreamsBuilder();
     b.addStateStore({ name: "seen", changelog: false, build: () => new Map<string, number>() });
@@ -131,8 +150,8 @@ describe("state stores", () => {
     b.addStateStore({ name: "kv", changelog: true, build: (_dir: string) => "unused" as unknown });
     b.stream("in", strings).process(() => ({ process() {} }), "kv");
     expect(() => new TopologyTestDriver(b.build())).toThrow(/pass a storeFactory/);
-    driver = new TopologyTestDriver(b.build(), { storeFactory: (spec, taskId) => `${spec.name}@${taskId}` });
-    expect(driver.getStateStore("kv")).toBe("kv@0_0");
+    driver = new TopologyTestDriver(b.build(), { applicationId: "shop", storeFactory: (spec, ctx) => `${spec.name}@${ctx.applicationId}/${ctx.taskId}` });
+    expect(driver.getStateStore("kv")).toBe("kv@shop/0_0");
     expect(() => driver!.getStateStore("nope")).toThrow(/No state store named "nope"/);
   });
 });
