@@ -1,0 +1,116 @@
+/**
+ * The exactly-once crash suite (`make chaos`): worker processes are killed, paused and
+ * restarted while input keeps arriving; the verifier then reads the output read_committed
+ * and demands every input record exactly once, in order, with no transaction left open.
+ * Each scenario prints one row of the figures table (see test/chaos/last-run.md).
+ */
+import { describe, expect, it } from "vitest";
+import { bootstrap } from "../integration/support.ts";
+import { Scenario, type ScenarioConfig } from "./support/scenario.ts";
+import type { Verdict } from "./support/verifier.ts";
+
+const scenario = (config: Omit<ScenarioConfig, "bootstrap">) => new Scenario({ bootstrap: bootstrap(), ...config });
+
+export function expectExactlyOnce(v: Verdict): void {
+  expect(v.openTransactions, "output partitions with a transaction left open").toEqual([]);
+  expect(v.groupMembers, "members left in the group").toBe(0);
+  expect(v.offsetMismatches, "input partitions whose committed offset is not the end").toEqual([]);
+  expect({ duplicates: v.duplicates, losses: v.losses, phantoms: v.phantoms }).toEqual({ duplicates: 0, losses: 0, phantoms: 0 });
+  expect(v.misordered, "partitions whose output is not the input in order").toEqual([]);
+  expect(v.recordsOut).toBe(v.recordsIn);
+}
+
+describe("exactly-once under process faults", () => {
+  it("repeated SIGKILL with restarts while input keeps arriving", async () => {
+    const s = scenario({ name: "kill -9 x4 (2 workers)", guarantee: "exactly_once", workers: ["a", "b"], rate: 400 });
+    const { verdict } = await s.run(async () => {
+      for (const name of ["a", "b", "a", "b"]) {
+        await s.killAndRestart(name);
+        await s.waitRunning();
+        await s.sleep(2_000);
+      }
+    });
+    expectExactlyOnce(verdict);
+  });
+
+  it("crash with output and offsets in the open transaction (eos.before-commit)", async () => {
+    const s = scenario({
+      name: "crash at eos.before-commit", guarantee: "exactly_once", workers: ["a", "b"],
+      firstRunEnv: { a: { SLUICE_FAULT_POINT: "eos.before-commit", SLUICE_FAULT_AFTER: "40" } },
+    });
+    const { verdict } = await s.run(() => s.crashAtFaultPointAndRestart("a"));
+    expectExactlyOnce(verdict);
+    // The crashed transaction held output, so the new owner's fencing must have aborted it.
+    expect(verdict.abortedTransactions).toBeGreaterThan(0);
+  });
+
+  it("crash after the Kafka commit, before local state commits (eos.after-kafka-commit)", async () => {
+    const s = scenario({
+      name: "crash at eos.after-kafka-commit", guarantee: "exactly_once", workers: ["a", "b"],
+      firstRunEnv: { a: { SLUICE_FAULT_POINT: "eos.after-kafka-commit", SLUICE_FAULT_AFTER: "40" } },
+    });
+    const { verdict } = await s.run(() => s.crashAtFaultPointAndRestart("a"));
+    expectExactlyOnce(verdict);
+  });
+
+  it("zombie: SIGSTOP beyond the session timeout, a second worker takes over, then SIGCONT", async () => {
+    const s = scenario({ name: "zombie (SIGSTOP > session timeout)", guarantee: "exactly_once", workers: ["a", "b"] });
+    const { verdict } = await s.run(async () => {
+      const a = s.worker("a");
+      s.markFault();
+      a.pause();
+      // b must hold every task before a wakes up, or a is not a zombie yet.
+      await s.waitRunningWithout("a");
+      await s.sleep(2_000);
+      a.resume();
+      await s.sleep(5_000);
+    });
+    expectExactlyOnce(verdict);
+  });
+
+  it("stall beyond the transaction timeout with one worker", async () => {
+    const s = scenario({
+      name: "stall > transaction timeout (1 worker)", guarantee: "exactly_once", workers: ["a"], rate: 600,
+      commitIntervalMs: 1_000, transactionTimeoutMs: 3_000, sessionTimeoutMs: 30_000,
+    });
+    const { verdict } = await s.run(async () => {
+      // A commit holds its transaction open only briefly, so stall three times to land in one.
+      for (let i = 0; i < 3; i++) {
+        s.markFault();
+        s.worker("a").pause();
+        await s.sleep(8_000);
+        s.worker("a").resume();
+        await s.waitRecovered();
+        await s.sleep(1_000 + 300 * i);
+      }
+    });
+    expectExactlyOnce(verdict);
+  });
+
+  it("state directory wiped between runs", async () => {
+    const s = scenario({ name: "state dir wiped (kill, rm -rf, restart)", guarantee: "exactly_once", workers: ["a", "b"] });
+    const { verdict } = await s.run(async () => {
+      await s.killAndRestart("a", () => s.wipeState("a"));
+      await s.waitRunning();
+      await s.sleep(2_000);
+    });
+    expectExactlyOnce(verdict);
+  });
+});
+
+describe("at-least-once control", () => {
+  it("repeated SIGKILL: duplicates allowed, losses not", async () => {
+    const s = scenario({ name: "kill -9 x4 (2 workers)", guarantee: "at_least_once", workers: ["a", "b"], rate: 400 });
+    const { verdict } = await s.run(async () => {
+      for (const name of ["a", "b", "a", "b"]) {
+        await s.killAndRestart(name);
+        await s.waitRunning();
+        await s.sleep(2_000);
+      }
+    });
+    expect(verdict.losses).toBe(0);
+    expect(verdict.offsetMismatches).toEqual([]);
+    expect(verdict.misordered, "first occurrences out of input order").toEqual([]);
+    console.log(`[chaos] at-least-once control: ${verdict.duplicates} duplicates`);
+  });
+});

@@ -1,0 +1,51 @@
+/**
+ * The figures table of the crash suite: one row per scenario, printed as Markdown and
+ * collected in test/chaos/last-run.md (ignored by git: results are printed, not committed).
+ * Test files run in separate workers of one vitest run; the run is recognised by the
+ * parent process id, so the file starts afresh on each run and grows over its files.
+ */
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { resolve } from "node:path";
+
+export interface FigureRow {
+  scenario: string;
+  guarantee: string;
+  recordsIn: number;
+  recordsOut: number;
+  duplicates: number;
+  losses: number;
+  abortedTransactions: number;
+  abortedRecords: number;
+  /** Seconds from each fault until every input partition's committed offset moved again. */
+  recoverySeconds: number[];
+  /** Worker exits nobody asked for (the app went to ERROR), restarted like a pod. */
+  unplannedExits: number;
+  verdict: string;
+}
+
+const header =
+  "| scenario | guarantee | records in | records out | duplicates | losses | aborted txns (records) | recovery s (max; each) | unplanned exits | verdict |\n" +
+  "|---|---|---|---|---|---|---|---|---|---|";
+
+export function formatRow(row: FigureRow): string {
+  const rec = row.recoverySeconds;
+  const recovery = rec.length === 0 ? "-" : `${Math.max(...rec).toFixed(1)}; ${rec.map((s) => s.toFixed(1)).join(" ")}`;
+  return `| ${row.scenario} | ${row.guarantee} | ${row.recordsIn} | ${row.recordsOut} | ${row.duplicates} | ${row.losses} | ` +
+    `${row.abortedTransactions} (${row.abortedRecords}) | ${recovery} | ${row.unplannedExits} | ${row.verdict} |`;
+}
+
+export const lastRunFile = resolve(import.meta.dirname, "..", "last-run.md");
+
+/** Adds the row to this run's table and returns the whole table so far. */
+export function recordRow(row: FigureRow, file = lastRunFile): string {
+  const run = `<!-- run ${process.ppid} -->`;
+  let rows: string[] = [];
+  if (existsSync(file)) {
+    const lines = readFileSync(file, "utf8").split("\n");
+    if (lines[0] === run) rows = lines.filter((l) => l.startsWith("| ") && !l.startsWith("| scenario"));
+  }
+  rows.push(formatRow(row));
+  const table = `${header}\n${rows.join("\n")}`;
+  writeFileSync(file, `${run}\n# Crash suite figures, ${new Date().toISOString()}\n\n${table}\n`);
+  return table;
+}

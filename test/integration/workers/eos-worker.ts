@@ -1,0 +1,75 @@
+/**
+ * The application under test of the exactly-once crash suite (test/chaos, test/integration/eos):
+ * a StreamsApp in its own process, so the harness can SIGKILL, SIGSTOP and restart it.
+ *
+ * Env: KAFKA_BOOTSTRAP_SERVERS, APP_ID, INPUT, OUTPUT, STATE_DIR, GUARANTEE (exactly_once |
+ * at_least_once), WORKLOAD (passthrough), COMMIT_INTERVAL_MS, SESSION_TIMEOUT_MS,
+ * TRANSACTION_TIMEOUT_MS. The fault points of lib/runtime/fault-points.ts are armed by their
+ * own variables (SLUICE_FAULT_POINT, SLUICE_FAULT_AFTER).
+ *
+ * stdout: one JSON progress line whenever something changes, and at least every second:
+ *   {"t":<epoch ms>,"pid":..,"state":"RUNNING","tasks":["0_0"],"processed":123}
+ * stderr: the library's JSON log lines (kept by the harness for reproductions).
+ * Exit code 0 after SIGTERM (graceful close), 3 when the app entered ERROR.
+ */
+import { Consumed, Produced, StreamsBuilder } from "../../../lib/dsl/index.ts";
+import { consoleLogger } from "../../../lib/observability/index.ts";
+import { StreamsApp } from "../../../lib/runtime/index.ts";
+import { Serdes } from "../../../lib/serdes/index.ts";
+
+const env = (name: string): string => {
+  const value = process.env[name];
+  if (!value) throw new Error(`eos-worker needs ${name}`);
+  return value;
+};
+const number = (name: string, fallback: number): number => {
+  const value = Number(process.env[name] ?? fallback);
+  if (!Number.isFinite(value) || value <= 0) throw new Error(`eos-worker: ${name} must be a positive number`);
+  return value;
+};
+
+const workload = process.env["WORKLOAD"] ?? "passthrough";
+const builder = new StreamsBuilder();
+if (workload === "passthrough") {
+  // Same key in and out, so the default partitioner puts each output record in the
+  // partition its input came from: the verifier compares the two partition by partition.
+  builder.stream(env("INPUT"), Consumed.with(Serdes.bytes(), Serdes.bytes())).to(env("OUTPUT"), Produced.with(Serdes.bytes(), Serdes.bytes()));
+} else {
+  throw new Error(`eos-worker: unknown WORKLOAD ${workload}`);
+}
+
+const guarantee = env("GUARANTEE");
+if (guarantee !== "exactly_once" && guarantee !== "at_least_once") throw new Error(`eos-worker: GUARANTEE must be exactly_once or at_least_once`);
+
+const app = new StreamsApp(builder.build(), {
+  applicationId: env("APP_ID"),
+  bootstrapServers: env("KAFKA_BOOTSTRAP_SERVERS"),
+  stateDir: env("STATE_DIR"),
+  processingGuarantee: guarantee,
+  commitIntervalMs: number("COMMIT_INTERVAL_MS", 200),
+  sessionTimeoutMs: number("SESSION_TIMEOUT_MS", 6_000),
+  transactionTimeoutMs: number("TRANSACTION_TIMEOUT_MS", 10_000),
+  logger: consoleLogger(`worker-${process.pid}`, "info"),
+});
+
+let last = "";
+let lastAt = 0;
+const report = () => {
+  const body = JSON.stringify({ state: app.state, tasks: app.activeTasks(), processed: app.processedRecords });
+  const now = Date.now();
+  // A heartbeat line every second lets the harness tell a stopped process from an idle one.
+  if (body === last && now - lastAt < 1000) return;
+  last = body;
+  lastAt = now;
+  process.stdout.write(`${JSON.stringify({ t: now, pid: process.pid, ...JSON.parse(body) })}\n`);
+};
+app.onStateChange((state) => {
+  report();
+  if (state === "ERROR") {
+    process.stderr.write(`${JSON.stringify({ level: "error", message: "worker exits: app in ERROR", error: app.error?.message })}\n`);
+    // Give the closing app a moment to abort what it can, then leave like a crashed pod.
+    setTimeout(() => process.exit(3), 500).unref();
+  }
+});
+setInterval(report, 100).unref();
+await app.start({ handleSignals: true });
