@@ -131,5 +131,7 @@ payments.process(() => new Enrich());
 present.merge(amounts);
 // @ts-expect-error map must return a [key, value] pair
 present.map((k, p) => p.amount);
+// @ts-expect-error predicates are synchronous
+present.filter(async (k, p) => p.amount > 0);
 // @ts-expect-error predicates get (key, value), not the record
 present.filter((r: StreamRecord<string, Payment>) => true);

@@ -1,5 +1,6 @@
 import type { Processor, ProcessorContext } from "../api.ts";
 import type { StreamRecord } from "../record.ts";
+import { refuseAsync } from "../synchronous.ts";
 
 /** Forwards the records for which `predicate` equals `keep` (filter: true, filterNot: false). */
 export class FilterProcessor<K, V> implements Processor<K, V, K, V> {
@@ -17,6 +18,8 @@ export class FilterProcessor<K, V> implements Processor<K, V, K, V> {
   }
 
   process(record: StreamRecord<K, V>): void {
-    if (Boolean(this.predicate(record.key, record.value)) === this.keep) this.context.forward(record);
+    const verdict = this.predicate(record.key, record.value);
+    if (typeof verdict !== "boolean") refuseAsync(verdict, "A filter predicate");
+    if (Boolean(verdict) === this.keep) this.context.forward(record);
   }
 }

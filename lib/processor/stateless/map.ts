@@ -1,5 +1,6 @@
 import type { Processor, ProcessorContext } from "../api.ts";
 import type { KeyValuePair, StreamRecord } from "../record.ts";
+import { refuseAsync } from "../synchronous.ts";
 
 /** map: a new key and value per record. */
 export class MapProcessor<K, V, KR, VR> implements Processor<K, V, KR, VR> {
@@ -15,8 +16,9 @@ export class MapProcessor<K, V, KR, VR> implements Processor<K, V, KR, VR> {
   }
 
   process(record: StreamRecord<K, V>): void {
-    const [key, value] = this.mapper(record.key, record.value);
-    this.context.forward(record.withKeyValue(key, value));
+    const pair = this.mapper(record.key, record.value);
+    refuseAsync(pair, "A map mapper");
+    this.context.forward(record.withKeyValue(pair[0], pair[1]));
   }
 }
 
@@ -34,7 +36,9 @@ export class MapValuesProcessor<K, V, VR> implements Processor<K, V, K, VR> {
   }
 
   process(record: StreamRecord<K, V>): void {
-    this.context.forward(record.withValue(this.mapper(record.value, record.key)));
+    const value = this.mapper(record.value, record.key);
+    refuseAsync(value, "A mapValues mapper");
+    this.context.forward(record.withValue(value));
   }
 }
 

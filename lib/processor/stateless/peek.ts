@@ -1,5 +1,6 @@
 import type { Processor, ProcessorContext } from "../api.ts";
 import type { StreamRecord } from "../record.ts";
+import { refuseAsync } from "../synchronous.ts";
 
 /**
  * peek (forwards the record unchanged) and foreach (terminal, forwards nothing). The
@@ -20,7 +21,8 @@ export class PeekProcessor<K, V> implements Processor<K, V, K, V> {
   }
 
   process(record: StreamRecord<K, V>): void {
-    this.action(record.key, record.value);
+    const result: unknown = this.action(record.key, record.value);
+    if (result !== undefined) refuseAsync(result, this.forwards ? "A peek action" : "A foreach action");
     if (this.forwards) this.context.forward(record);
   }
 }

@@ -6,6 +6,7 @@ import {
   type PunctuationType,
   type Punctuator,
   NO_HEADERS,
+  refuseAsync,
   type Headers,
   type RecordContext,
   type RecordMetadata,
@@ -43,7 +44,7 @@ export class NodeFailure extends Error {
   readonly nodeName: string;
   readonly error: unknown;
   constructor(nodeName: string, error: unknown) {
-    super(`Node "${nodeName}" threw`, { cause: error });
+    super(`Node "${nodeName}" threw: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
     this.nodeName = nodeName;
     this.error = error;
   }
@@ -118,11 +119,13 @@ export class ProcessorRuntime extends ForwardingNode implements ProcessorContext
   }
 
   init(): void {
+    let result: unknown;
     try {
-      this.processor.init?.(this);
+      result = this.processor.init?.(this);
     } catch (error) {
       throw tagged(this.name, error);
     }
+    refuseAsync(result, `init() of "${this.name}"`);
   }
 
   process(record: StreamRecord<unknown, unknown>): void {
@@ -130,7 +133,8 @@ export class ProcessorRuntime extends ForwardingNode implements ProcessorContext
     const outer = position.timestamp;
     position.timestamp = record.timestamp;
     try {
-      this.processor.process(record);
+      const result: unknown = this.processor.process(record);
+      if (result !== undefined) refuseAsync(result, `process() of "${this.name}"`);
     } catch (error) {
       throw tagged(this.name, error);
     } finally {
