@@ -1,11 +1,13 @@
 import { FatalError } from "../errors/index.ts";
-import type { FetchedRecord, TopicPartition, TopicPartitionOffset } from "../kafka/index.ts";
+import type { FetchedRecord, KafkaClient, TopicPartition, TopicPartitionOffset } from "../kafka/index.ts";
+import type { StateDirectory } from "../state/index.ts";
 import type { Logger } from "../observability/index.ts";
 import type { Topology } from "../topology/index.ts";
 import type { ResolvedConfig } from "./config.ts";
 import { partitionKey, type EngineTask } from "./engine-task.ts";
 import { OutputBuffer } from "./output-buffer.ts";
 import { StreamTask } from "./task/index.ts";
+import { TaskStores } from "./task-stores.ts";
 
 export interface TaskEnvironment {
   topology: Topology;
@@ -13,6 +15,9 @@ export interface TaskEnvironment {
   logger: Logger;
   /** Partition counts known at start (sources, sinks, internal topics). */
   partitionCounts: Map<string, number>;
+  /** This process's lock on `<stateDir>/<applicationId>`; opens task databases. */
+  stateDirectory: StateDirectory;
+  client: KafkaClient;
 }
 
 /** A running task as the stream thread sees it: the processing core plus its Kafka-facing buffers. */
@@ -21,6 +26,8 @@ class ActiveTask implements EngineTask {
   readonly partitions: readonly TopicPartition[];
   readonly output: OutputBuffer;
   readonly #core: StreamTask;
+  readonly #stores: TaskStores | null;
+  readonly #environment: TaskEnvironment;
   readonly #lastCommitted = new Map<string, number>();
   readonly #fetchPositions = new Map<string, number>();
 
@@ -31,7 +38,20 @@ class ActiveTask implements EngineTask {
     if (!subtopology) throw new FatalError(`task ${taskId} names sub-topology ${subtopologyId}, which this topology does not have`);
     this.id = taskId;
     this.partitions = partitions;
+    this.#environment = environment;
     const output = (this.output = new OutputBuffer());
+    const stores = (this.#stores =
+      subtopology.stores.length === 0
+        ? null
+        : new TaskStores({
+            taskId,
+            applicationId: config.applicationId,
+            database: environment.stateDirectory.openTask(taskId),
+            specs: subtopology.stores,
+            partition: Number(taskId.split("_")[1]),
+            send: (topic, key, value, timestamp, partition) => output.send(topic, key, value, timestamp, undefined, partition),
+            recordTimestamp: () => this.#core.currentRecordTimestamp(),
+          }));
     this.#core = new StreamTask({
       taskId,
       subtopology,
@@ -47,13 +67,58 @@ class ActiveTask implements EngineTask {
       },
       stores: {
         getStore: (name) => {
-          throw new FatalError(`task ${taskId} has no state store named ${name}`);
+          const store = stores?.get(name);
+          if (!store) throw new FatalError(`task ${taskId} has no state store named ${name}`);
+          return store;
         },
       },
       exceptionHandlers: { ...config.exceptionHandlers, logger: config.exceptionHandlers.logger ?? { warn: (m) => logger.warn(m), error: (m) => logger.error(m) } },
       maxBufferedRecordsPerPartition: config.maxBufferedRecordsPerPartition,
     });
+  }
+
+  /** State stores of this task by name (interactive queries read them). */
+  store(name: string): unknown {
+    return this.#stores?.get(name);
+  }
+
+  async restore(): Promise<number> {
+    const stores = this.#stores;
+    if (!stores) return 0;
+    const { client, config, logger } = this.#environment;
+    const ranges = stores.restoreRanges();
+    const started = performance.now();
+    let lastLog = started;
+    await client.readToEnd(
+      ranges,
+      (range, records) => {
+        stores.restore(range, records);
+        const now = performance.now();
+        if (now - lastLog > 5_000) {
+          lastLog = now;
+          logger.info("restoring", { task: this.id, restored: stores.restoredRecords, ratePerSecond: Math.round(stores.restoredRecords / ((now - started) / 1000)) });
+        }
+      },
+      config.processingGuarantee === "exactly_once",
+    );
+    if (stores.restoredRecords > 0) {
+      const seconds = (performance.now() - started) / 1000;
+      logger.info("restored", { task: this.id, restored: stores.restoredRecords, seconds: Math.round(seconds * 1000) / 1000, ratePerSecond: Math.round(stores.restoredRecords / seconds) });
+    }
+    return stores.restoredRecords;
+  }
+
+  /** Records replayed from changelogs when this task started. */
+  get restoredRecords(): number {
+    return this.#stores?.restoredRecords ?? 0;
+  }
+
+  initialize(): void {
     this.#core.init();
+  }
+
+  prepareCommit(): void {
+    this.#stores?.flush();
   }
 
   enqueue(records: FetchedRecord[]): void {
@@ -97,7 +162,9 @@ class ActiveTask implements EngineTask {
     return [...offsets.values()].filter((o) => this.#lastCommitted.get(partitionKey(o)) !== o.offset);
   }
 
-  outputFlushed(): void {}
+  outputFlushed(changelogEnds: Map<string, number>): void {
+    this.#stores?.commit(changelogEnds);
+  }
 
   offsetsCommitted(offsets: TopicPartitionOffset[]): void {
     for (const o of offsets) this.#lastCommitted.set(partitionKey(o), o.offset);
@@ -106,14 +173,18 @@ class ActiveTask implements EngineTask {
   rewind(): void {
     this.#core.clearBuffers();
     this.output.clear();
+    this.#stores?.rollback();
   }
 
   close(): void {
     this.#core.close();
     this.output.clear();
+    this.#stores?.close();
   }
 }
 
-export function createActiveTask(environment: TaskEnvironment, taskId: string, partitions: TopicPartition[]): EngineTask {
+export function createActiveTask(environment: TaskEnvironment, taskId: string, partitions: TopicPartition[]): ActiveTask {
   return new ActiveTask(environment, taskId, partitions);
 }
+
+export type { ActiveTask };

@@ -34,6 +34,7 @@ export class AtLeastOnceCommitter implements Committer {
 
   async flushOutput(tasks: EngineTask[]): Promise<boolean> {
     for (const task of tasks) {
+      task.prepareCommit();
       const records = task.output.drain();
       const positions = await this.#producer.send(records);
       task.outputFlushed(lastOffsets(records, positions));
@@ -101,6 +102,7 @@ export class ExactlyOnceCommitter implements Committer {
   async commit(tasks: EngineTask[]): Promise<TopicPartitionOffset[]> {
     const committed: TopicPartitionOffset[] = [];
     for (const task of tasks) {
+      task.prepareCommit();
       const offsets = task.committableOffsets();
       const records: OutgoingRecord[] = task.output.drain();
       if (offsets.length === 0 && records.length === 0) continue;

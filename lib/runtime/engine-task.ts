@@ -10,6 +10,14 @@ export interface EngineTask {
   readonly partitions: readonly TopicPartition[];
   /** Output of the current commit interval: sinks, changelogs, dead letters. */
   readonly output: OutputBuffer;
+  /** Brings the task's stores up to the end of their changelogs; returns the records restored. */
+  restore(): Promise<number>;
+  /** Starts the processors; after restore, before the first record. */
+  initialize(): void;
+  /** Flushes store caches into the output (changelog and downstream) before the output is drained. */
+  prepareCommit(): void;
+  /** The task's state store of that name, if it has one. */
+  store(name: string): unknown;
   /** Appends fetched records of one partition (offset order). */
   enqueue(records: FetchedRecord[]): void;
   buffered(partition: TopicPartition): number;

@@ -111,6 +111,11 @@ export class StreamThread {
     this.#wake?.();
   }
 
+  /** The stores of that name in the running tasks. */
+  storesNamed(name: string): unknown[] {
+    return [...this.#tasks.values()].map((t) => t.store(name)).filter((s) => s !== undefined);
+  }
+
   /** Consumer callback: the fetch position after a batch (markers included). */
   onPosition(topic: string, partition: number, nextOffset: number): void {
     this.#taskByPartition.get(`${topic}:${partition}`)?.positionAfterFetch({ topic, partition }, nextOffset);
@@ -145,6 +150,17 @@ export class StreamThread {
       const positions = await startingPositions(admin, config.applicationId, partitions, this.#deps.resetFor);
       if (generation !== this.#generation) return;
       const task = this.#deps.createTask(taskId, partitions);
+      try {
+        await task.restore();
+        if (generation !== this.#generation) {
+          task.close();
+          return;
+        }
+        task.initialize();
+      } catch (error) {
+        task.close();
+        throw error;
+      }
       this.#tasks.set(taskId, task);
       for (const position of positions) {
         consumer.seek(position);

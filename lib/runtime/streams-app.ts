@@ -1,6 +1,7 @@
-import { FatalError } from "../errors/index.ts";
+import { ConfigError, FatalError, RetriableError } from "../errors/index.ts";
 import { createKafkaClient, type GroupConsumer, type KafkaAdmin, type KafkaClient, type TopicPartition } from "../kafka/index.ts";
 import { consoleLogger, type Logger } from "../observability/index.ts";
+import { CompositeReadOnlyKeyValueStore, StateDirectory, type ReadOnlyKeyValueStore } from "../state/index.ts";
 import type { Topology } from "../topology/index.ts";
 import { TaskAssignor } from "./assignor.ts";
 import { AtLeastOnceCommitter, ExactlyOnceCommitter, type Committer } from "./committer.ts";
@@ -32,6 +33,7 @@ export class StreamsApp {
   #consumer: GroupConsumer | null = null;
   #thread: StreamThread | null = null;
   #plan: TopicPlan | null = null;
+  #stateDirectory: StateDirectory | null = null;
   #closing: Promise<void> | null = null;
   #error: Error | null = null;
   readonly #signalHandler = () => void this.close();
@@ -66,6 +68,32 @@ export class StreamsApp {
   }
 
   /**
+   * Read-only access to a key-value store across the tasks this instance runs. Usable
+   * while the app is RUNNING; throws a clear error while it is restoring or rebalancing,
+   * or when no task of this instance holds the store.
+   *
+   * @example
+   *   const counts = app.store<string, bigint>("clicks-per-user");
+   *   counts.get("alice");
+   */
+  store<K, V>(name: string): ReadOnlyKeyValueStore<K, V> {
+    const known = this.#topology.stores.some((s) => s.name === name);
+    if (!known) {
+      throw new ConfigError(`no state store named "${name}" in this topology; it has ${this.#topology.stores.map((s) => `"${s.name}"`).join(", ") || "none"}`);
+    }
+    return new CompositeReadOnlyKeyValueStore<K, V>(() => {
+      if (this.state !== "RUNNING") {
+        throw new RetriableError(`store "${name}" cannot be queried while the app is ${this.state} (its tasks may be restoring); retry once it is RUNNING`);
+      }
+      const stores = this.#thread?.storesNamed(name) ?? [];
+      if (stores.length === 0) {
+        throw new RetriableError(`store "${name}" has no task on this instance right now; its partitions are owned by other instances`);
+      }
+      return stores as ReadOnlyKeyValueStore<K, V>[];
+    });
+  }
+
+  /**
    * Checks topics, creates internal ones, joins the group and starts processing.
    * Resolves once the app has joined (state REBALANCING or RUNNING).
    */
@@ -92,6 +120,8 @@ export class StreamsApp {
 
   async #connectAndPlan(): Promise<void> {
     const config = this.#config;
+    // Taken first: a second process on the same state directory must fail before touching Kafka.
+    this.#stateDirectory = StateDirectory.lock(config.stateDir, config.applicationId);
     this.#client = createKafkaClient(connectionOf(config), this.#logger);
     const admin = (this.#admin = this.#client.admin());
     const retry = { logger: this.#logger, cancelled: () => this.#closing !== null };
@@ -132,7 +162,14 @@ export class StreamsApp {
       await producer.connect();
       committer = new AtLeastOnceCommitter(producer, consumer);
     }
-    const environment: TaskEnvironment = { topology, config, logger: this.#logger, partitionCounts: this.#plan!.counts };
+    const environment: TaskEnvironment = {
+      topology,
+      config,
+      logger: this.#logger,
+      partitionCounts: this.#plan!.counts,
+      stateDirectory: this.#stateDirectory!,
+      client,
+    };
     const thread = (this.#thread = new StreamThread({
       config,
       admin,
@@ -187,6 +224,7 @@ export class StreamsApp {
     await this.#thread?.stop();
     await this.#consumer?.disconnect().catch(() => undefined);
     await this.#admin?.disconnect().catch(() => undefined);
+    this.#stateDirectory?.release();
     if (!erred) this.#lifecycle.tryMoveTo("NOT_RUNNING");
     this.#logger.info("stopped", { processedRecords: this.processedRecords });
   }

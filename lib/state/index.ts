@@ -40,3 +40,4 @@ export {
   decodeTimeKeyedKey,
   encodeTimeKeyedKey,
 } from "./sqlite/time-keyed-key.ts";
+export { CompositeReadOnlyKeyValueStore } from "./composite-read-only-store.ts";
