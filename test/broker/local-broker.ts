@@ -4,7 +4,7 @@
  * temporary directory that is deleted on a clean stop.
  */
 import { execFile, spawn } from "node:child_process";
-import { closeSync, mkdtempSync, openSync, rmSync, writeFileSync } from "node:fs";
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ChildProcess } from "node:child_process";
@@ -92,7 +92,7 @@ async function startNode(java: string, libs: string, version: string, node: Node
   let exit: string | undefined;
   child.once("exit", (code, signal) => (exit = signal ? `was killed by ${signal}` : `exited with code ${code}`));
   child.once("error", (error) => (exit = `could not be started: ${error.message}`));
-  const watchdog = options.detached ? undefined : watch(child);
+  const watchdog = options.detached ? undefined : watch(child, files.serverProperties);
   if (options.detached) child.unref();
 
   const bootstrap = `127.0.0.1:${node.port}`;
@@ -102,7 +102,8 @@ async function startNode(java: string, libs: string, version: string, node: Node
     watchdog?.kill("SIGKILL");
     if (child.pid !== undefined) await stopPid(child.pid, 5_000);
     const logs = logTails(node);
-    const portTaken = /Address already in use|BindException/.test(logs);
+    // The bind error is logged early and followed by pages of shutdown lines: search whole files, not the tail.
+    const portTaken = [files.brokerLog, files.jvmLog].some((f) => /Address already in use|BindException/.test(readText(f)));
     const lead = result.gone
       ? result.reason
       : `The Kafka ${version} broker was not ready within ${timeoutMs / 1000} s (${result.reason}). A busy machine starts it slower; ` +
@@ -136,6 +137,14 @@ function logTails(node: NodeLayout): string {
   return parts.join("\n");
 }
 
+function readText(file: string): string {
+  try {
+    return readFileSync(file, "utf8");
+  } catch {
+    return "";
+  }
+}
+
 /** Turns the JVM's way of saying "this Java is too old" into the fix. */
 function javaHint(output: string): string {
   return /UnsupportedClassVersionError/.test(output)
@@ -157,17 +166,19 @@ function run(command: string, args: string[], cwd: string): Promise<{ ok: boolea
  * does not leave a broker behind on a shared machine. It ignores the terminal's SIGINT so that
  * it still enforces the kill after a Ctrl-C.
  */
-function watch(child: ChildProcess): ChildProcess | undefined {
+function watch(child: ChildProcess, identity: string): ChildProcess | undefined {
   if (child.pid === undefined) return undefined;
+  // $2 (the broker's properties file) proves $1 is still our JVM and not a reused pid. The
+  // script avoids the text "kafka.Kafka" so `pgrep -f kafka.Kafka` lists only brokers.
   const script = [
     "trap '' INT TERM HUP",
     "read _",
-    'grep -qa kafka.Kafka "/proc/$1/cmdline" 2>/dev/null || exit 0',
+    'grep -qaF "$2" "/proc/$1/cmdline" 2>/dev/null || exit 0',
     'kill -TERM "$1" 2>/dev/null',
     'i=0; while [ $i -lt 150 ] && kill -0 "$1" 2>/dev/null; do sleep 0.1; i=$((i+1)); done',
     'kill -KILL "$1" 2>/dev/null',
   ].join("\n");
-  const watchdog = spawn("sh", ["-c", script, "sluice-broker-watchdog", String(child.pid)], { stdio: ["pipe", "ignore", "ignore"] });
+  const watchdog = spawn("sh", ["-c", script, "sluice-broker-watchdog", String(child.pid), identity], { stdio: ["pipe", "ignore", "ignore"] });
   watchdog.on("error", () => undefined);
   watchdog.unref();
   const stdin = watchdog.stdin as (NodeJS.WritableStream & { unref?: () => void }) | null;
