@@ -2,8 +2,7 @@ import { BranchProcessor, PassThroughProcessor } from "../processor/index.ts";
 import { TopologyError } from "../errors/index.ts";
 import type { Branched } from "./options/branched.ts";
 import { KStream } from "./kstream.ts";
-import { nodeName, type StreamState } from "./stream-node.ts";
-import { Named } from "./options/named.ts";
+import { claimName, type StreamState } from "./stream-node.ts";
 
 /**
  * The result of `split()`. Predicates are tried in the order the branches were added; a
@@ -52,13 +51,17 @@ export class BranchedKStream<K, V> {
   }
 
   private addChild(branchName: string): string {
-    const name = nodeName(this.parent.builder, Named.as(`${this.splitName}${branchName}`), "");
+    const name = claimName(this.parent.builder, `${this.splitName}${branchName}`);
     this.parent.builder.addProcessor(name, () => new PassThroughProcessor(), [this.splitName]);
     this.branches[name] = new KStream<K, V>({ ...this.parent, nodeName: name });
     return name;
   }
 
   private ensureOpen(call: string): void {
-    if (this.finished) throw new TopologyError(`split "${this.splitName}" is already finished; ${call}() must come before defaultBranch()/noDefaultBranch().`);
+    if (this.finished) {
+      throw new TopologyError(
+        `split "${this.splitName}" is already finished; ${call}() must come before defaultBranch()/noDefaultBranch().`,
+      );
+    }
   }
 }

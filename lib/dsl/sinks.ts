@@ -1,12 +1,11 @@
 import { type SinkNode, repartitionTopicName, type TopicNameExtractor } from "../topology/index.ts";
 import type { Produced } from "./options/produced.ts";
 import type { Repartitioned } from "./options/repartitioned.ts";
-import { nodeName, requireSerde, type StreamState } from "./stream-node.ts";
-import { Named } from "./options/named.ts";
+import { claimName, requireSerde, type StreamState } from "./stream-node.ts";
 
 /** `to()`: a sink node writing a fixed topic or one picked per record. */
 export function addSink(parent: StreamState, topic: string | TopicNameExtractor, produced: Produced<unknown, unknown> | undefined): void {
-  const name = nodeName(parent.builder, produced?.name != null ? Named.as(produced.name) : null, "KSTREAM-SINK-");
+  const name = produced?.name != null ? claimName(parent.builder, produced.name) : parent.builder.names.next("KSTREAM-SINK-");
   const where = typeof topic === "string" ? `to("${topic}")` : "to(<topic extractor>)";
   const sink: Omit<SinkNode, "kind"> = {
     name,
@@ -30,11 +29,12 @@ export function addRepartition(parent: StreamState, options: Repartitioned<unkno
   const baseName = options?.name ?? builder.names.next("KSTREAM-REPARTITION-");
   const topic = repartitionTopicName(baseName);
   const where = `repartition(${options?.name ? `"${options.name}"` : ""})`;
-  const keySerde = requireSerde(options?.keySerde, parent.keySerde, "key", where, "Repartitioned.with(keySerde, valueSerde) or .withKeySerde(..)");
-  const valueSerde = requireSerde(options?.valueSerde, parent.valueSerde, "value", where, "Repartitioned.with(keySerde, valueSerde) or .withValueSerde(..)");
+  const hint = "Repartitioned.with(keySerde, valueSerde)";
+  const keySerde = requireSerde(options?.keySerde, parent.keySerde, "key", where, hint);
+  const valueSerde = requireSerde(options?.valueSerde, parent.valueSerde, "value", where, hint);
   builder.addRepartitionTopic(topic, options?.numberOfPartitions ?? null);
   builder.addSink({
-    name: nodeName(builder, Named.as(`${topic}-sink`), ""),
+    name: claimName(builder, `${topic}-sink`),
     parents: [parent.nodeName],
     topic,
     topicExtractor: null,
@@ -43,7 +43,16 @@ export function addRepartition(parent: StreamState, options: Repartitioned<unkno
     valueSerde,
     partitioner: options?.partitioner ?? null,
   });
-  const sourceName = nodeName(builder, Named.as(`${topic}-source`), "");
-  builder.addSource({ name: sourceName, topics: [topic], pattern: null, internal: true, keySerde, valueSerde, timestampExtractor: null, offsetReset: null });
+  const sourceName = claimName(builder, `${topic}-source`);
+  builder.addSource({
+    name: sourceName,
+    topics: [topic],
+    pattern: null,
+    internal: true,
+    keySerde,
+    valueSerde,
+    timestampExtractor: null,
+    offsetReset: null,
+  });
   return { builder, nodeName: sourceName, repartitionRequired: false, keySerde, valueSerde };
 }

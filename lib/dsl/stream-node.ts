@@ -19,11 +19,15 @@ export interface StreamState {
 
 /** The user's name if given, else a generated one; a taken name fails here, at the call that chose it. */
 export function nodeName(builder: TopologyBuilder, named: Named | undefined | null, prefix: string): string {
-  if (named == null) return builder.names.next(prefix);
-  if (builder.hasNode(named.name)) {
-    throw new TopologyError(`Processor name "${named.name}" is used twice; names must be unique within a topology.`);
+  return named == null ? builder.names.next(prefix) : claimName(builder, named.name);
+}
+
+/** A fixed name (the user's, or one derived from it), refused when already taken. */
+export function claimName(builder: TopologyBuilder, name: string): string {
+  if (builder.hasNode(name)) {
+    throw new TopologyError(`Processor name "${name}" is used twice; names must be unique within a topology.`);
   }
-  return named.name;
+  return name;
 }
 
 /** Adds one processor below `parent` and returns the state of the stream it produces. */

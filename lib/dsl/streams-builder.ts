@@ -3,8 +3,7 @@ import { TopologyBuilder, type StoreSpec, type TimestampExtractor, type Topology
 import { TopologyError } from "../errors/index.ts";
 import { Consumed } from "./options/consumed.ts";
 import { KStream } from "./kstream.ts";
-import { nodeName } from "./stream-node.ts";
-import { Named } from "./options/named.ts";
+import { claimName } from "./stream-node.ts";
 
 /** The shape of the state layer's store builders, described here so the DSL need not import them. */
 export interface LoggedStoreBuilder {
@@ -47,7 +46,7 @@ export class StreamsBuilder {
     const isPattern = topics instanceof RegExp;
     const names = isPattern ? [] : typeof topics === "string" ? [topics] : [...topics];
     if (!isPattern && names.length === 0) throw new TopologyError("stream() needs at least one topic.");
-    const name = nodeName(this.topology, options.name !== null ? Named.as(options.name) : null, "KSTREAM-SOURCE-");
+    const name = options.name !== null ? claimName(this.topology, options.name) : this.topology.names.next("KSTREAM-SOURCE-");
     const keySerde = options.keySerde as Serde<unknown>;
     const valueSerde = options.valueSerde as Serde<unknown>;
     this.topology.addSource({

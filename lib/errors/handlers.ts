@@ -174,7 +174,13 @@ export function resolveExceptionHandlers(config: ExceptionHandlerConfig = {}): E
 
 /** Where dead letters go: the task's RecordCollector satisfies this. */
 export interface DeadLetterSink {
-  send(topic: string, key: Buffer | null, value: Buffer | null, timestamp: number, headers: Readonly<Record<string, Buffer | string>>): void;
+  send(
+    topic: string,
+    key: Buffer | null,
+    value: Buffer | null,
+    timestamp: number,
+    headers: Readonly<Record<string, Buffer | string>>,
+  ): void;
 }
 
 /**

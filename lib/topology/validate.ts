@@ -36,7 +36,9 @@ export function validateGraph(
     for (const parentName of node.parents) {
       const parent = byName.get(parentName);
       if (!parent) throw new TopologyError(`Node "${node.name}" names an unknown parent "${parentName}".`);
-      if (parent.kind === "sink") throw new TopologyError(`Node "${node.name}" cannot follow sink "${parentName}": sinks have no children.`);
+      if (parent.kind === "sink") {
+        throw new TopologyError(`Node "${node.name}" cannot follow sink "${parentName}": sinks have no children.`);
+      }
     }
     if (node.kind === "processor") {
       for (const store of node.stores) {

@@ -87,7 +87,10 @@ abstract class ForwardingNode implements RuntimeNode {
       return;
     }
     const child = this.childByName.get(childName);
-    if (!child) throw new Error(`Node "${this.name}" has no child named "${childName}"; its children are [${[...this.childByName.keys()].join(", ")}]`);
+    if (!child) {
+      const known = [...this.childByName.keys()].join(", ");
+      throw new Error(`Node "${this.name}" has no child named "${childName}"; its children are [${known}]`);
+    }
     child.process(record);
   }
 
@@ -201,7 +204,8 @@ export class SinkRuntime implements RuntimeNode {
     } catch (error) {
       // Serialization belongs to production, as in Kafka Streams: the production handler decides.
       const raw = task.position.input;
-      applyExceptionHandler(task.handlers.production, { kind: "production", error, taskId: task.taskId, nodeName: this.name, record: raw }, task.collector);
+      const context = { kind: "production" as const, error, taskId: task.taskId, nodeName: this.name, record: raw };
+      applyExceptionHandler(task.handlers.production, context, task.collector);
       task.countDropped();
       return;
     }
@@ -221,6 +225,12 @@ export class SinkRuntime implements RuntimeNode {
 
   private recordContext(record: StreamRecord<unknown, unknown>): RecordContext {
     const raw = this.task.position.input;
-    return { topic: raw?.topic ?? "", partition: raw?.partition ?? -1, offset: raw?.offset ?? -1, timestamp: record.timestamp, headers: record.headers };
+    return {
+      topic: raw?.topic ?? "",
+      partition: raw?.partition ?? -1,
+      offset: raw?.offset ?? -1,
+      timestamp: record.timestamp,
+      headers: record.headers,
+    };
   }
 }

@@ -25,15 +25,16 @@ export function prepareHead(
       const value = spec.valueSerde.deserialize(raw.topic, raw.value);
       let timestamp = raw.timestamp;
       if (spec.timestampExtractor !== null) {
-        const consumed = { key, value, topic: raw.topic, partition: raw.partition, offset: raw.offset, timestamp: raw.timestamp, headers: raw.headers };
-        timestamp = spec.timestampExtractor(consumed, queue.partitionTime);
+        const { topic, partition, offset, headers } = raw;
+        timestamp = spec.timestampExtractor({ key, value, topic, partition, offset, timestamp, headers }, queue.partitionTime);
       }
       if (!(Number.isFinite(timestamp) && timestamp >= 0)) {
         throw new RangeError(`invalid timestamp ${timestamp}; records need a non-negative event time (check the timestamp extractor)`);
       }
       queue.head = new StreamRecord(key, value, timestamp, raw.headers);
     } catch (error) {
-      applyExceptionHandler(handlers.deserialization, { kind: "deserialization", error, taskId, nodeName: spec.name, record: raw }, collector);
+      const context = { kind: "deserialization" as const, error, taskId, nodeName: spec.name, record: raw };
+      applyExceptionHandler(handlers.deserialization, context, collector);
       queue.shift();
       queue.committableOffset = raw.offset + 1;
       countDropped();

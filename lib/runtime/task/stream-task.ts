@@ -118,7 +118,8 @@ export class StreamTask {
     const source = this.graph.sourceFor(tp.topic, this.applicationId);
     if (!source) {
       throw new TopologyError(
-        `Task ${this.taskId} was given ${tp.topic}-${tp.partition}, but sub-topology ${this.subtopology.id} does not read topic "${tp.topic}".`,
+        `Task ${this.taskId} was given ${tp.topic}-${tp.partition}, ` +
+          `but sub-topology ${this.subtopology.id} does not read topic "${tp.topic}".`,
       );
     }
     const queue = new RecordQueue(tp.topic, tp.partition, source);
@@ -175,7 +176,9 @@ export class StreamTask {
 
   /** Offsets to commit: per partition that has handled a record, the last handled offset + 1. */
   committableOffsets(): Array<TopicPartition & { offset: number }> {
-    return this.queues.filter((q) => q.committableOffset >= 0).map((q) => ({ topic: q.topic, partition: q.partition, offset: q.committableOffset }));
+    return this.queues
+      .filter((q) => q.committableOffset >= 0)
+      .map((q) => ({ topic: q.topic, partition: q.partition, offset: q.committableOffset }));
   }
 
   /** Buffer sizes for backpressure: pause fetching a `full` partition, resume it when it drains. */
@@ -262,7 +265,10 @@ export class StreamTask {
         this.punctuations.add(nodeName, type, intervalMs, punctuator, this.clock()),
       store: (nodeName, storeName, declared) => {
         if (!declared.includes(storeName)) {
-          throw new TopologyError(`Processor "${nodeName}" has no access to state store "${storeName}": name it when adding the processor, e.g. process(supplier, "${storeName}").`);
+          throw new TopologyError(
+            `Processor "${nodeName}" has no access to state store "${storeName}": ` +
+              `name it when adding the processor, e.g. process(supplier, "${storeName}").`,
+          );
         }
         const store = stores.getStore(storeName);
         if (store === undefined) throw new TopologyError(`State store "${storeName}" is not available in task ${this.taskId}.`);
@@ -279,7 +285,9 @@ export class StreamTask {
   }
 
   private require(state: TaskState, call: string): void {
-    if (this.stateName !== state) throw new Error(`Task ${this.taskId}: ${call}() is not allowed in state "${this.stateName}" (needs "${state}").`);
+    if (this.stateName !== state) {
+      throw new Error(`Task ${this.taskId}: ${call}() is not allowed in state "${this.stateName}" (needs "${state}").`);
+    }
   }
 
   private requireOpen(call: string): void {
