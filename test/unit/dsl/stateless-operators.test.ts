@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { Consumed, Named, Produced, StreamsBuilder, type KStream } from "../../../lib/dsl/index.ts";
+import { Branched, Consumed, Named, Produced, Repartitioned, StreamsBuilder, type KStream } from "../../../lib/dsl/index.ts";
 import { Serdes } from "../../../lib/serdes/index.ts";
 import { TopologyTestDriver } from "../../../lib/testing/index.ts";
 
@@ -109,6 +109,39 @@ describe("peek / foreach", () => {
     input.pipeInput("b", null);
     expect(seen).toEqual(["a=1", "b=null"]);
     expect(driver.producedTopicNames()).toEqual([]);
+  });
+});
+
+describe("tombstones", () => {
+  it("pass unchanged through filter, selectKey, peek, merge, split, repartition and to", () => {
+    const b = new StreamsBuilder();
+    const values: Array<string | null> = [];
+    const a = b.stream("in", strings).filter(() => true).selectKey((k): string | null => `${k}!`);
+    const other = b.stream("other", strings);
+    const branches = a
+      .peek((k, v) => values.push(v))
+      .merge(other)
+      .split(Named.as("s-"))
+      .branch((k, v) => v !== null && v.startsWith("x"))
+      .defaultBranch(Branched.as("rest"));
+    branches["s-rest"]!.repartition(Repartitioned.as<string, string>("r").withKeySerde(Serdes.string())).to("out", strOut);
+    driver = new TopologyTestDriver(b.build());
+    driver.createInputTopic("in", Serdes.string(), Serdes.string()).pipeInput("k", null, 3);
+    expect(values).toEqual([null]);
+    const out = driver.createOutputTopic("out", Serdes.string(), Serdes.string()).readRecord();
+    expect(out).toMatchObject({ key: "k!", value: null, timestamp: 3 });
+  });
+
+  it("reach flatMapValues and flatMap mappers, which decide what they become", () => {
+    const out = run((s) => s.flatMapValues((v) => (v === null ? ["was-null"] : [v, v])), strOut, str, [["a", null], ["b", "x"]]);
+    expect(out).toEqual([["a", "was-null"], ["b", "x"], ["b", "x"]]);
+    const flat = run((s) => s.flatMap((k, v) => (v === null ? [] : [[k, v] as const])), strOut, str, [["a", null], ["b", "y"]]);
+    expect(flat).toEqual([["b", "y"]]);
+  });
+
+  it("keep null keys as null through the whole chain", () => {
+    const out = run((s) => s.mapValues((v) => v), strOut, str, [[null, "v"]]);
+    expect(out).toEqual([[null, "v"]]);
   });
 });
 
