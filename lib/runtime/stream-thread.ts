@@ -48,6 +48,7 @@ export class StreamThread {
   readonly #purge = new Map<string, TopicPartitionOffset>();
   #wake: (() => void) | null = null;
   processedRecords = 0;
+  restoredRecords = 0;
 
   constructor(deps: ThreadDeps) {
     this.#deps = deps;
@@ -151,7 +152,7 @@ export class StreamThread {
       if (generation !== this.#generation) return;
       const task = this.#deps.createTask(taskId, partitions);
       try {
-        await task.restore();
+        this.restoredRecords += await task.restore();
         if (generation !== this.#generation) {
           task.close();
           return;

@@ -62,6 +62,11 @@ export class StreamsApp {
     return this.#thread?.processedRecords ?? 0;
   }
 
+  /** Changelog records replayed into local stores since start (0 when state was current). */
+  get restoredRecords(): number {
+    return this.#thread?.restoredRecords ?? 0;
+  }
+
   /** Task ids currently active on this instance. */
   activeTasks(): string[] {
     return [...(this.#thread?.tasks.keys() ?? [])].sort();

@@ -35,7 +35,7 @@ export function ordersTopology(topics: OrdersTopics): Topology {
   const builder = new StreamsBuilder();
   const priced = builder
     .stream(topics.orders, Consumed.with(Serdes.string(), Serdes.json<Order>()))
-    .filter((_, order) => order.items.length > 0, Named.as("has-items"))
+    .filter((_, order): order is Order => order !== null && order.items.length > 0, Named.as("has-items"))
     .mapValues(
       (order): PricedOrder => ({
         orderId: order.orderId,

@@ -28,7 +28,7 @@ export const workloads: Workload[] = [
     topology(input, output) {
       const b = new StreamsBuilder();
       b.stream(input, Consumed.with(Serdes.string(), Serdes.string()))
-        .filter((_, v) => Number(v.slice(0, v.indexOf(","))) % 2 === 0)
+        .filter((_, v): v is string => v !== null && Number(v.slice(0, v.indexOf(","))) % 2 === 0)
         .mapValues((v) => v.toUpperCase())
         .to(output, Produced.with(Serdes.string(), Serdes.string()));
       return b.build();

@@ -7,10 +7,11 @@ import { createKafkaClient } from "../../lib/kafka/index.ts";
 import { silentLogger } from "../../lib/observability/index.ts";
 import { canConnect, sleep } from "./process.ts";
 
-/** The number of brokers the cluster at `bootstrap` reports; throws when it cannot be described. */
+/** The number of brokers the cluster at `bootstrap` ("host:port[,host:port]") reports; throws when it cannot be described. */
 export async function describeBrokers(bootstrap: string): Promise<number> {
+  const brokers = bootstrap.split(",").map((b) => b.trim()).filter(Boolean);
   // Silent: refused connections while the broker starts are expected, not worth a warning each.
-  const admin = createKafkaClient({ clientId: "sluice-broker-check", brokers: [bootstrap] }, silentLogger).admin();
+  const admin = createKafkaClient({ clientId: "sluice-broker-check", brokers }, silentLogger).admin();
   await admin.connect();
   try {
     const cluster = await admin.describeCluster();

@@ -30,6 +30,7 @@ describe("poison records on the real broker", () => {
     builder
       .stream(input, Consumed.with(Serdes.string(), Serdes.json<{ amount: number }>()))
       .mapValues((p) => {
+        if (p === null) return 0;
         if (p.amount < 0) throw new RangeError(`negative amount ${p.amount}`);
         return p.amount;
       })

@@ -14,7 +14,7 @@ function rekeyTopology(input: string, output: string, partitions: number) {
   const builder = new StreamsBuilder();
   builder
     .stream(input, Consumed.with(Serdes.string(), Serdes.string()))
-    .selectKey((_, value) => value.split(":")[0]!)
+    .selectKey((_, value) => (value ?? "").split(":")[0]!)
     .repartition(Repartitioned.as<string, string>("by-user").withKeySerde(Serdes.string()).withValueSerde(Serdes.string()).withNumberOfPartitions(partitions))
     .to(output, Produced.with(Serdes.string(), Serdes.string()));
   return builder.build();

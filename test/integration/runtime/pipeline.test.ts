@@ -37,7 +37,7 @@ describe("a stateless pipeline on the real broker", () => {
     const builder = new StreamsBuilder();
     builder
       .stream(input, Consumed.with(Serdes.string(), Serdes.json<{ id: number; amount: number }>()))
-      .filter((_, order) => order.amount % 2 === 0)
+      .filter((_, order): order is { id: number; amount: number } => order !== null && order.amount % 2 === 0)
       .mapValues((order) => order.id)
       .to(output, Produced.with(Serdes.string(), Serdes.int32()));
     const topology = builder.build();

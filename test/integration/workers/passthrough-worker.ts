@@ -28,7 +28,7 @@ const app = new StreamsApp(builder.build(), {
 
 let last = "";
 const report = () => {
-  const line = JSON.stringify({ tasks: app.activeTasks(), state: app.state, processed: app.processedRecords });
+  const line = JSON.stringify({ state: app.state, tasks: app.activeTasks(), processed: app.processedRecords });
   if (line !== last) process.stdout.write(line + "\n");
   last = line;
 };

@@ -263,3 +263,63 @@ describe("current record timestamp (for stores)", () => {
     expect(seen).toEqual(["parent before: 1500", "child: 1600", "parent after: 1500", "punctuate 1500: 1500"]);
   });
 });
+
+describe("record choice against an oracle", () => {
+  /** Small seeded PRNG (mulberry32) so a failure replays exactly. */
+  function random(seed: number): () => number {
+    let a = seed >>> 0;
+    return () => {
+      a = (a + 0x6d2b79f5) >>> 0;
+      let t = a;
+      t = Math.imul(t ^ (t >>> 15), t | 1);
+      t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    };
+  }
+
+  it.each([1, 2, 3, 42, 1234])("processes in the order of a brute-force merge of partition heads (seed %i)", (seed) => {
+    const next = random(seed);
+    const b = new StreamsBuilder();
+    b.stream(["t0", "t1", "t2"], strings).to("out");
+    const { c, sent } = collector();
+    const topics = ["t0", "t1", "t2"];
+    const task = new StreamTask({
+      taskId: "0_0",
+      subtopology: b.build().subtopologies[0]!,
+      applicationId: "app",
+      partitions: topics.map((topic) => ({ topic, partition: 0 })),
+      collector: c,
+      stores: { getStore: () => undefined },
+    });
+    task.init();
+    // Mostly increasing timestamps with some disorder inside each partition, as real topics have.
+    const inputs = topics.map((topic) => {
+      let time = Math.floor(next() * 50);
+      return Array.from({ length: 40 + Math.floor(next() * 40) }, (_, offset) => {
+        time += Math.floor(next() * 20) - 4;
+        return raw(topic, 0, offset, Math.max(0, time), `${topic}:${offset}`);
+      });
+    });
+    inputs.forEach((records, i) => task.addRecords(topics[i]!, 0, records));
+
+    const heads = inputs.map(() => 0);
+    const expected: string[] = [];
+    for (;;) {
+      let best = -1;
+      inputs.forEach((records, i) => {
+        const head = records[heads[i]!];
+        if (head && (best < 0 || head.timestamp < inputs[best]![heads[best]!]!.timestamp)) best = i;
+      });
+      if (best < 0) break;
+      expected.push(inputs[best]![heads[best]!++]!.value!.toString());
+    }
+
+    let streamTime = -1;
+    while (task.process()) {
+      expect(task.streamTime).toBeGreaterThanOrEqual(streamTime);
+      streamTime = task.streamTime;
+    }
+    expect(sent.map((s) => s.value)).toEqual(expected);
+    expect(streamTime).toBe(Math.max(...inputs.flat().map((r) => r.timestamp)));
+  });
+});
