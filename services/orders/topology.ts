@@ -31,7 +31,7 @@ export const LARGE_ORDER_TOTAL = 500;
  * LARGE_ORDER_TOTAL or more) to their own topic for review; the rest go to `regular`.
  * Orders that cannot be decoded go to the dead-letter topic configured on the app.
  */
-export function ordersTopology(topics: OrdersTopics): Topology {
+export function ordersTopology(topics: OrdersTopics = { orders: "orders", large: "orders-large", regular: "orders-regular" }): Topology {
   const builder = new StreamsBuilder();
   const priced = builder
     .stream(topics.orders, Consumed.with(Serdes.string(), Serdes.json<Order>()))
