@@ -1,11 +1,12 @@
 import {
   applyExceptionHandler,
   resolveExceptionHandlers,
+  SluiceError,
   TopologyError,
   type ExceptionHandlerConfig,
   type ExceptionHandlers,
 } from "../../errors/index.ts";
-import type { Cancellable, PunctuationType, Punctuator } from "../../processor/index.ts";
+import { refuseAsync, type Cancellable, type PunctuationType, type Punctuator } from "../../processor/index.ts";
 import type { SubTopology } from "../../topology/index.ts";
 import type { RawRecord, RecordCollector, StoreProvider, TopicPartition } from "./contracts.ts";
 import { buildRuntimeNodes, type TaskGraph } from "./graph.ts";
@@ -237,9 +238,11 @@ export class StreamTask {
       this.metrics.punctuations++;
       this.position.timestamp = time;
       try {
-        schedule.punctuator(time);
+        const result: unknown = schedule.punctuator(time);
+        if (result !== undefined) refuseAsync(result, `A punctuator of "${schedule.nodeName}"`);
       } catch (error) {
-        this.handleProcessingFailure(error instanceof NodeFailure ? error : new NodeFailure(schedule.nodeName, error), null);
+        const tagged = error instanceof NodeFailure || error instanceof SluiceError ? error : new NodeFailure(schedule.nodeName, error);
+        this.handleProcessingFailure(tagged, null);
       }
     }
     return due.length;

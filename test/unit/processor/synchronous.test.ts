@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { Consumed, Named, Produced, StreamsBuilder, type KStream } from "../../../lib/dsl/index.ts";
 import { TopologyError } from "../../../lib/errors/index.ts";
 import { Serdes } from "../../../lib/serdes/index.ts";
+import { StreamRecord, type ProcessorContext } from "../../../lib/processor/index.ts";
 import { TopologyTestDriver } from "../../../lib/testing/index.ts";
 
 let driver: TopologyTestDriver | undefined;
@@ -43,5 +44,35 @@ describe("asynchronous user code is refused, not run fire-and-forget", () => {
     const pipe = pipeThrough((s) => s.mapValues(() => ({ then: "later" })).to("out", Produced.with(Serdes.string(), Serdes.json())));
     pipe();
     expect(driver!.createOutputTopic("out", Serdes.string(), Serdes.json()).readValue()).toEqual({ then: "later" });
+  });
+});
+
+describe("punctuators", () => {
+  it("an async punctuator is refused, and a handler's fail inside a punctuator is not re-handled", () => {
+    const b = new StreamsBuilder();
+    b.stream("in", Consumed.with(Serdes.string(), Serdes.string())).process(
+      () => ({ init: (ctx) => void ctx.schedule(10, "wall_clock_time", async () => {}), process() {} }),
+      Named.as("ticker"),
+    );
+    driver = new TopologyTestDriver(b.build(), { exceptionHandlers: { processing: "continue", logger: { warn() {}, error() {} } } });
+    expect(() => driver!.advanceWallClockTime(10)).toThrow(/A punctuator of "ticker" returned a Promise/);
+  });
+
+  it("a sink's production failure inside a punctuator stops the app even when processing errors continue", () => {
+    const b = new StreamsBuilder();
+    b.stream("in", Consumed.with(Serdes.string(), Serdes.string()))
+      .process<string, number>(() => {
+        let ctx!: ProcessorContext<string, number>;
+        return {
+          init: (c) => {
+            ctx = c;
+            c.schedule(10, "wall_clock_time", (t) => ctx.forward(new StreamRecord("k", 2 ** 40, t)));
+          },
+          process() {},
+        };
+      })
+      .to("out", Produced.with(Serdes.string(), Serdes.int32()));
+    driver = new TopologyTestDriver(b.build(), { exceptionHandlers: { processing: "continue", logger: { warn() {}, error() {} } } });
+    expect(() => driver!.advanceWallClockTime(10)).toThrow(/^Production failed for a punctuator .*not a 32-bit integer/);
   });
 });
