@@ -29,17 +29,17 @@ export class BranchedKStream<K, V> {
     parent.builder.addProcessor(splitName, () => new BranchProcessor(predicates, childNames, this.defaultChild), [parent.nodeName]);
   }
 
-  branch(predicate: (key: K, value: V) => boolean, branched?: Branched): this {
+  branch(predicate: (key: K, value: V) => boolean, branched?: Branched<K, V>): this {
     this.ensureOpen("branch");
-    const name = this.addChild(branched?.name ?? String(this.predicates.length + 1));
+    const name = this.addChild(branched?.name ?? String(this.predicates.length + 1), branched);
     this.predicates.push(predicate);
     this.childNames.push(name);
     return this;
   }
 
-  defaultBranch(branched?: Branched): Record<string, KStream<K, V>> {
+  defaultBranch(branched?: Branched<K, V>): Record<string, KStream<K, V>> {
     this.ensureOpen("defaultBranch");
-    this.defaultChild = this.addChild(branched?.name ?? "0");
+    this.defaultChild = this.addChild(branched?.name ?? "0", branched);
     this.finished = true;
     return this.branches;
   }
@@ -50,10 +50,14 @@ export class BranchedKStream<K, V> {
     return this.branches;
   }
 
-  private addChild(branchName: string): string {
+  private addChild(branchName: string, branched: Branched<K, V> | undefined): string {
     const name = claimName(this.parent.builder, `${this.splitName}${branchName}`);
     this.parent.builder.addProcessor(name, () => new PassThroughProcessor(), [this.splitName]);
-    this.branches[name] = new KStream<K, V>({ ...this.parent, nodeName: name });
+    const branch = new KStream<K, V>({ ...this.parent, nodeName: name });
+    const chain = branched?.chain;
+    if (!chain) this.branches[name] = branch;
+    else if (chain.kind === "function") this.branches[name] = chain.apply(branch);
+    else chain.apply(branch);
     return name;
   }
 

@@ -3,6 +3,7 @@
  * an operator changes them, and misuse does not compile.
  */
 import {
+  Branched,
   Consumed,
   Produced,
   Repartitioned,
@@ -82,6 +83,12 @@ export type OperatorTypes = [
 // split() keeps the stream's types in every branch.
 const branches = present.split().branch((k, p) => p.amount > 100).defaultBranch();
 export type BranchTypes = [Expect<Equal<typeof branches, Record<string, KStream<string | null, Payment>>>>];
+present
+  .split()
+  .branch((k, p) => p.amount > 100, Branched.withConsumer((big) => big.mapValues((p) => p.amount).to("big", Produced.with(Serdes.string(), Serdes.double()))))
+  // @ts-expect-error withFunction must return a stream of the branch's types
+  .branch(() => true, Branched.withFunction((s) => s.mapValues((p) => p.amount)))
+  .noDefaultBranch();
 
 // process() may change both types; processValues() only the value.
 class Enrich implements Processor<string | null, Payment, string, { id: string; big: boolean }> {

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { Branched, Consumed, Named, StreamsBuilder } from "../../../lib/dsl/index.ts";
+import { Branched, Consumed, Named, Produced, StreamsBuilder } from "../../../lib/dsl/index.ts";
 import { TopologyError } from "../../../lib/errors/index.ts";
 import { Serdes } from "../../../lib/serdes/index.ts";
 import { TopologyTestDriver } from "../../../lib/testing/index.ts";
@@ -63,6 +63,26 @@ describe("split()", () => {
     driver = new TopologyTestDriver(b.build());
     driver.createInputTopic("in", Serdes.string(), Serdes.int32()).pipeInput("k", 1);
     expect(calls).toEqual(["p1"]);
+  });
+
+  it("builds on a branch in place with withFunction and withConsumer", () => {
+    const b = new StreamsBuilder();
+    const result = b
+      .stream("in", ints)
+      .split(Named.as("s-"))
+      .branch((k, v) => v !== null && v > 100, Branched.withConsumer((big) => big.to("big"), "big"))
+      .branch((k, v) => v !== null && v > 0, Branched.withFunction((s) => s.mapValues((v) => (v === null ? null : v * 2)), "pos"))
+      .defaultBranch();
+    expect(Object.keys(result)).toEqual(["s-pos", "s-0"]);
+    result["s-pos"]!.to("doubled", Produced.with(Serdes.string(), Serdes.int32()));
+    result["s-0"]!.to("rest");
+    driver = new TopologyTestDriver(b.build());
+    const input = driver.createInputTopic("in", Serdes.string(), Serdes.int32());
+    [500, 7, -3].forEach((v, i) => input.pipeInput(`k${i}`, v));
+    const read = (t: string) => driver!.createOutputTopic(t, Serdes.string(), Serdes.int32()).readValuesToList();
+    expect(read("big")).toEqual([500]);
+    expect(read("doubled")).toEqual([14]);
+    expect(read("rest")).toEqual([-3]);
   });
 
   it("refuses branches after the split is finished", () => {
