@@ -1,7 +1,7 @@
 import { TopologyError } from "../errors/index.ts";
 import type { Processor, ProcessorSupplier } from "../processor/index.ts";
 import { changelogTopicSpec, repartitionTopicSpec, type InternalTopicSpec } from "./internal-topics.ts";
-import { NameGenerator } from "./naming.ts";
+import { NameGenerator, topicNameProblem } from "./naming.ts";
 import type { ProcessorNode, SinkNode, SourceNode, StoreSpec, TopologyNode } from "./nodes.ts";
 import { splitIntoSubtopologies } from "./split.ts";
 import { Topology } from "./topology.ts";
@@ -19,6 +19,7 @@ export class TopologyBuilder {
   private readonly repartitionTopics = new Map<string, InternalTopicSpec>();
 
   addSource(source: Omit<SourceNode, "kind">): void {
+    for (const topic of source.topics) checkTopic(topic, `source "${source.name}"`);
     this.add({ kind: "source", ...source });
   }
 
@@ -41,6 +42,7 @@ export class TopologyBuilder {
   }
 
   addSink(sink: Omit<SinkNode, "kind">): void {
+    if (sink.topic !== null) checkTopic(sink.topic, `sink "${sink.name}"`);
     this.add({ kind: "sink", ...sink, parents: [...sink.parents] });
   }
 
@@ -54,6 +56,7 @@ export class TopologyBuilder {
 
   /** Declares a repartition topic (name without application id, ending in -repartition). */
   addRepartitionTopic(name: string, numberOfPartitions: number | null): void {
+    checkTopic(name, "repartition()");
     if (this.repartitionTopics.has(name)) {
       throw new TopologyError(`Repartition topic "${name}" is already used; give each repartition a unique name.`);
     }
@@ -83,4 +86,9 @@ export class TopologyBuilder {
     }
     this.nodes.set(node.name, node);
   }
+}
+
+function checkTopic(topic: string, user: string): void {
+  const problem = topicNameProblem(topic);
+  if (problem !== null) throw new TopologyError(`Topic name "${topic}" of ${user} is not valid: ${problem}.`);
 }

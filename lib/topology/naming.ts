@@ -11,6 +11,19 @@ export class NameGenerator {
   }
 }
 
+const LEGAL_TOPIC = /^[a-zA-Z0-9._-]{1,249}$/;
+
+/**
+ * Kafka's rule for topic names, checked when the topology is built rather than when the
+ * broker refuses it. Internal topics get `<applicationId>-` in front at run time, so the
+ * runtime checks their full length again.
+ */
+export function topicNameProblem(name: string): string | null {
+  if (!LEGAL_TOPIC.test(name)) return "use 1 to 249 letters, digits, '.', '_' or '-'";
+  if (name === "." || name === "..") return `"${name}" is reserved`;
+  return null;
+}
+
 export const REPARTITION_SUFFIX = "-repartition";
 export const CHANGELOG_SUFFIX = "-changelog";
 

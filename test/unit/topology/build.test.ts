@@ -150,6 +150,16 @@ describe("build(): validation", () => {
     expect(() => s.to("out", Produced.with(Serdes.string(), Serdes.int32()))).not.toThrow();
   });
 
+  it("rejects topic names Kafka would refuse, at the call that uses them", () => {
+    const b = new StreamsBuilder();
+    expect(() => b.stream("has space", strings)).toThrow(/Topic name "has space" of source "KSTREAM-SOURCE-0000000000" is not valid/);
+    expect(() => b.stream("..", strings)).toThrow(/reserved/);
+    const s = b.stream("ok.topic_1-x", strings);
+    expect(() => s.to("a/b")).toThrow(TopologyError);
+    expect(() => s.to("x".repeat(250))).toThrow(/1 to 249/);
+    expect(() => s.repartition(Repartitioned.as("bad name"))).toThrow(/Topic name "bad name-repartition" of repartition\(\) is not valid/);
+  });
+
   it("rejects a non-positive partition count", () => {
     expect(() => Repartitioned.numberOfPartitions(0)).toThrow(RangeError);
   });
