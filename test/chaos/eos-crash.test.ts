@@ -13,7 +13,7 @@ const scenario = (config: Omit<ScenarioConfig, "bootstrap">) => new Scenario({ b
 
 describe("exactly-once under process faults", () => {
   it("repeated SIGKILL with restarts while input keeps arriving", async () => {
-    const s = scenario({ name: "kill -9 x4 (2 workers)", guarantee: "exactly_once", workers: ["a", "b"], rate: 400 });
+    const s = scenario({ name: "kill -9 x4 (2 workers)", guarantee: "exactly_once", workers: ["a", "b"], rate: 400, commitIntervalMs: 100 });
     const { verdict } = await s.run(async () => {
       for (const name of ["a", "b", "a", "b"]) {
         await s.killAndRestart(name);
@@ -45,7 +45,10 @@ describe("exactly-once under process faults", () => {
   });
 
   it("zombie: SIGSTOP beyond the session timeout, a second worker takes over, then SIGCONT", async () => {
-    const s = scenario({ name: "zombie (SIGSTOP > session timeout)", guarantee: "exactly_once", workers: ["a", "b"] });
+    // A long heartbeat interval makes the woken zombie try its stale commit before it
+    // learns from a heartbeat that it left the group: that commit must be fenced.
+    const s = scenario({ name: "zombie (SIGSTOP > session timeout)", guarantee: "exactly_once", workers: ["a", "b"], heartbeatIntervalMs: 2_500 });
+    let fenced = 0;
     const { verdict } = await s.run(async () => {
       const a = s.worker("a");
       s.markFault();
@@ -55,27 +58,38 @@ describe("exactly-once under process faults", () => {
       await s.sleep(2_000);
       a.resume();
       await s.sleep(5_000);
+      fenced = a.logCount(/INVALID_PRODUCER_EPOCH|PRODUCER_FENCED|fenced/i);
     });
+    console.log(`[chaos] zombie: ${fenced} fencing errors in the zombie's log`);
     expectExactlyOnce(verdict);
   });
 
   it("stall beyond the transaction timeout with one worker", async () => {
     const s = scenario({
       name: "stall > transaction timeout (1 worker)", guarantee: "exactly_once", workers: ["a"], rate: 600,
-      commitIntervalMs: 1_000, transactionTimeoutMs: 3_000, sessionTimeoutMs: 30_000,
+      commitIntervalMs: 100, transactionTimeoutMs: 2_000, sessionTimeoutMs: 30_000,
     });
+    let stalls = 0;
+    let hit = false;
     const { verdict } = await s.run(async () => {
-      // A commit holds its transaction open only briefly, so stall three times to land in one.
-      for (let i = 0; i < 3; i++) {
+      // A transaction is open only while a commit runs, so stall until one lands inside it:
+      // the coordinator then aborts it and bumps the epoch, and the woken commit fails.
+      while (!hit && stalls < 8) {
+        stalls++;
+        const a = s.worker("a");
+        const before = a.logCount(/commit failed|outcome unknown/);
         s.markFault();
-        s.worker("a").pause();
-        await s.sleep(8_000);
-        s.worker("a").resume();
+        a.pause();
+        await s.sleep(6_000);
+        a.resume();
         await s.waitRecovered();
-        await s.sleep(1_000 + 300 * i);
+        await s.sleep(500 + 137 * stalls);
+        hit = a.logCount(/commit failed|outcome unknown/) > before;
       }
     });
+    console.log(`[chaos] stall: ${stalls} stalls, one inside an open transaction: ${hit}`);
     expectExactlyOnce(verdict);
+    expect(hit, `none of ${stalls} stalls landed inside an open transaction`).toBe(true);
   });
 
   it("state directory wiped between runs", async () => {
@@ -91,7 +105,7 @@ describe("exactly-once under process faults", () => {
 
 describe("at-least-once control", () => {
   it("repeated SIGKILL: duplicates allowed, losses not", async () => {
-    const s = scenario({ name: "kill -9 x4 (2 workers)", guarantee: "at_least_once", workers: ["a", "b"], rate: 400 });
+    const s = scenario({ name: "kill -9 x4 (2 workers)", guarantee: "at_least_once", workers: ["a", "b"], rate: 400, commitIntervalMs: 100 });
     const { verdict } = await s.run(async () => {
       for (const name of ["a", "b", "a", "b"]) {
         await s.killAndRestart(name);

@@ -27,6 +27,7 @@ export interface ScenarioConfig {
   commitIntervalMs?: number;
   sessionTimeoutMs?: number;
   transactionTimeoutMs?: number;
+  heartbeatIntervalMs?: number;
   /** Generation before the first fault and after the last recovery. */
   warmupMs?: number;
   tailMs?: number;
@@ -61,7 +62,7 @@ export class Scenario {
   constructor(config: ScenarioConfig) {
     this.config = {
       partitions: 4, keys: 40, rate: 300, commitIntervalMs: 200, sessionTimeoutMs: 6_000, transactionTimeoutMs: 10_000,
-      warmupMs: 3_000, tailMs: 2_000, ...config,
+      heartbeatIntervalMs: 1_000, warmupMs: 3_000, tailMs: 2_000, ...config,
     };
     this.applicationId = uniqueName(`chaos-${config.name.replace(/[^a-z0-9]+/gi, "-")}`);
     this.input = `${this.applicationId}-in`;
@@ -79,7 +80,7 @@ export class Scenario {
         KAFKA_BOOTSTRAP_SERVERS: c.bootstrap, APP_ID: this.applicationId, INPUT: this.input, OUTPUT: this.output,
         STATE_DIR: join(this.stateRoot, name), GUARANTEE: c.guarantee, WORKLOAD: "passthrough",
         COMMIT_INTERVAL_MS: String(c.commitIntervalMs), SESSION_TIMEOUT_MS: String(c.sessionTimeoutMs),
-        TRANSACTION_TIMEOUT_MS: String(c.transactionTimeoutMs),
+        TRANSACTION_TIMEOUT_MS: String(c.transactionTimeoutMs), HEARTBEAT_INTERVAL_MS: String(c.heartbeatIntervalMs),
       },
     };
   }

@@ -110,6 +110,17 @@ export class WorkerProcess {
     return code;
   }
 
+  /** How many log lines of this run match `pattern` (e.g. failed commits after a stall). */
+  logCount(pattern: RegExp): number {
+    try {
+      const text = readFileSync(this.logFile, "utf8");
+      const mine = text.slice(text.lastIndexOf(`started pid ${this.pid} `));
+      return mine.split("\n").filter((line) => pattern.test(line)).length;
+    } catch {
+      return 0;
+    }
+  }
+
   /** The last lines of this worker's log, for failure messages and reproductions. */
   logTail(lines = 30): string {
     try {

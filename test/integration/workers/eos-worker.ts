@@ -4,7 +4,7 @@
  *
  * Env: KAFKA_BOOTSTRAP_SERVERS, APP_ID, INPUT, OUTPUT, STATE_DIR, GUARANTEE (exactly_once |
  * at_least_once), WORKLOAD (passthrough), COMMIT_INTERVAL_MS, SESSION_TIMEOUT_MS,
- * TRANSACTION_TIMEOUT_MS. The fault points of lib/runtime/fault-points.ts are armed by their
+ * TRANSACTION_TIMEOUT_MS, HEARTBEAT_INTERVAL_MS. The fault points of lib/runtime/fault-points.ts are armed by their
  * own variables (SLUICE_FAULT_POINT, SLUICE_FAULT_AFTER).
  *
  * stdout: one JSON progress line whenever something changes, and at least every second:
@@ -49,6 +49,7 @@ const app = new StreamsApp(builder.build(), {
   commitIntervalMs: number("COMMIT_INTERVAL_MS", 200),
   sessionTimeoutMs: number("SESSION_TIMEOUT_MS", 6_000),
   transactionTimeoutMs: number("TRANSACTION_TIMEOUT_MS", 10_000),
+  heartbeatIntervalMs: number("HEARTBEAT_INTERVAL_MS", 1_000),
   logger: consoleLogger(`worker-${process.pid}`, "info"),
 });
 
