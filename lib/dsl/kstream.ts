@@ -17,7 +17,7 @@ import type { TopicNameExtractor } from "../topology/index.ts";
 import { Named } from "./options/named.ts";
 import type { Produced } from "./options/produced.ts";
 import type { Repartitioned } from "./options/repartitioned.ts";
-import { addOperator, nodeName, type StreamState } from "./stream-node.ts";
+import { addOperator, nodeName, STREAM_STATE, type StreamState } from "./stream-node.ts";
 import { addRepartition, addSink } from "./sinks.ts";
 
 /**
@@ -33,12 +33,12 @@ import { addRepartition, addSink } from "./sinks.ts";
  *     .to("order-totals", Produced.with(Serdes.string(), Serdes.double()));
  */
 export class KStream<K, V> {
-  /** @internal The graph position and serdes of this stream; not part of the public API. */
-  readonly state: StreamState;
+  /** The graph position and serdes of this stream, behind a symbol lib/index.ts does not export. */
+  readonly [STREAM_STATE]: StreamState;
 
   /** @internal Streams are made by StreamsBuilder and other streams. */
   constructor(state: StreamState) {
-    this.state = state;
+    this[STREAM_STATE] = state;
   }
 
   /**
@@ -46,7 +46,7 @@ export class KStream<K, V> {
    * may have changed keys, so grouping or joining must go through a repartition topic first.
    */
   get repartitionRequired(): boolean {
-    return this.state.repartitionRequired;
+    return this[STREAM_STATE].repartitionRequired;
   }
 
   /** Keeps records the predicate accepts. A type-guard predicate narrows the type, e.g. `(k, v) => v !== null`. */
@@ -99,22 +99,23 @@ export class KStream<K, V> {
 
   /** Routes each record to the first branch whose predicate matches; see {@link BranchedKStream}. */
   split(named?: Named): BranchedKStream<K, V> {
-    const name = nodeName(this.state.builder, named, "KSTREAM-BRANCH-");
-    return new BranchedKStream<K, V>(this.state, name);
+    const name = nodeName(this[STREAM_STATE].builder, named, "KSTREAM-BRANCH-");
+    return new BranchedKStream<K, V>(this[STREAM_STATE], name);
   }
 
   /** Both streams in one. Order is kept within each input, not between them. */
   merge(other: KStream<K, V>, named?: Named): KStream<K, V> {
-    const builder = this.state.builder;
-    const name = nodeName(builder, named, "KSTREAM-MERGE-");
-    builder.addProcessor(name, () => new PassThroughProcessor(), [this.state.nodeName, other.state.nodeName]);
+    const mine = this[STREAM_STATE];
+    const theirs = other[STREAM_STATE];
+    const name = nodeName(mine.builder, named, "KSTREAM-MERGE-");
+    mine.builder.addProcessor(name, () => new PassThroughProcessor(), [mine.nodeName, theirs.nodeName]);
     const sameSerde = <S>(a: S | null, b: S | null): S | null => (a === b ? a : null);
     return new KStream({
-      builder,
+      builder: mine.builder,
       nodeName: name,
-      repartitionRequired: this.state.repartitionRequired || other.state.repartitionRequired,
-      keySerde: sameSerde(this.state.keySerde, other.state.keySerde),
-      valueSerde: sameSerde(this.state.valueSerde, other.state.valueSerde),
+      repartitionRequired: mine.repartitionRequired || theirs.repartitionRequired,
+      keySerde: sameSerde(mine.keySerde, theirs.keySerde),
+      valueSerde: sameSerde(mine.valueSerde, theirs.valueSerde),
     });
   }
 
@@ -123,12 +124,12 @@ export class KStream<K, V> {
    * reads it back, partitioned by the current key. The result needs no further repartitioning.
    */
   repartition(repartitioned?: Repartitioned<NonNullable<K>, NonNullable<V>>): KStream<K, V> {
-    return new KStream(addRepartition(this.state, repartitioned as Repartitioned<unknown, unknown> | undefined));
+    return new KStream(addRepartition(this[STREAM_STATE], repartitioned as Repartitioned<unknown, unknown> | undefined));
   }
 
   /** Writes every record to a topic, or to the topic the extractor picks per record. */
   to(topic: string | TopicNameExtractor<K, V>, produced?: Produced<NonNullable<K>, NonNullable<V>>): void {
-    addSink(this.state, topic as string | TopicNameExtractor, produced as Produced<unknown, unknown> | undefined);
+    addSink(this[STREAM_STATE], topic as string | TopicNameExtractor, produced as Produced<unknown, unknown> | undefined);
   }
 
   /**
@@ -139,8 +140,8 @@ export class KStream<K, V> {
   process<KOut, VOut>(supplier: ProcessorSupplier<K, V, KOut, VOut>, named: Named, ...stores: string[]): KStream<KOut, VOut>;
   process<KOut, VOut>(supplier: ProcessorSupplier<K, V, KOut, VOut>, ...rest: (Named | string)[]): KStream<KOut, VOut> {
     const [named, stores] = splitNamed(rest);
-    const name = nodeName(this.state.builder, named, "KSTREAM-PROCESSOR-");
-    return new KStream(addOperator(this.state, name, supplier, { keyChanging: true, valueChanging: true, stores }));
+    const name = nodeName(this[STREAM_STATE].builder, named, "KSTREAM-PROCESSOR-");
+    return new KStream(addOperator(this[STREAM_STATE], name, supplier, { keyChanging: true, valueChanging: true, stores }));
   }
 
   /** Runs a processor that may change values but not keys: no repartitioning. */
@@ -148,9 +149,9 @@ export class KStream<K, V> {
   processValues<VOut>(supplier: FixedKeyProcessorSupplier<K, V, VOut>, named: Named, ...stores: string[]): KStream<K, VOut>;
   processValues<VOut>(supplier: FixedKeyProcessorSupplier<K, V, VOut>, ...rest: (Named | string)[]): KStream<K, VOut> {
     const [named, stores] = splitNamed(rest);
-    const name = nodeName(this.state.builder, named, "KSTREAM-PROCESSVALUES-");
+    const name = nodeName(this[STREAM_STATE].builder, named, "KSTREAM-PROCESSVALUES-");
     // A FixedKeyProcessor is a Processor whose types forbid new keys; at run time they are the same.
-    return new KStream(addOperator(this.state, name, supplier, { keyChanging: false, valueChanging: true, stores }));
+    return new KStream(addOperator(this[STREAM_STATE], name, supplier, { keyChanging: false, valueChanging: true, stores }));
   }
 
   private stateless<KR, VR>(
@@ -160,8 +161,8 @@ export class KStream<K, V> {
     keyChanging: boolean,
     valueChanging: boolean,
   ): KStream<KR, VR> {
-    const name = nodeName(this.state.builder, named, prefix);
-    return new KStream(addOperator(this.state, name, supplier, { keyChanging, valueChanging }));
+    const name = nodeName(this[STREAM_STATE].builder, named, prefix);
+    return new KStream(addOperator(this[STREAM_STATE], name, supplier, { keyChanging, valueChanging }));
   }
 }
 

@@ -17,6 +17,9 @@ export interface StreamState {
   readonly valueSerde: Serde<unknown> | null;
 }
 
+/** Where a KStream keeps its StreamState; DSL modules (grouping, joins) read it, users cannot name it. */
+export const STREAM_STATE: unique symbol = Symbol("sluice.streamState");
+
 /** The user's name if given, else a generated one; a taken name fails here, at the call that chose it. */
 export function nodeName(builder: TopologyBuilder, named: Named | undefined | null, prefix: string): string {
   return named == null ? builder.names.next(prefix) : claimName(builder, named.name);
