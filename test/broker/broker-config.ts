@@ -145,10 +145,26 @@ export function logConfig(node: NodeLayout): string {
   ].join("\n") + "\n";
 }
 
-/** JVM flags for the broker: the start script's GC settings with a heap sized for a shared 2-core machine. */
-export function brokerJvmArgs(node: NodeLayout, libs: string): string[] {
+/**
+ * A class-data-sharing archive of the classes a broker loads, made by one run of this jars
+ * folder and reused by the next: loading ~60 MB of jars dominates start-up, and the archive
+ * about halves it (see docs/broker.md). It lives in the jars folder, so re-resolving the jars
+ * deletes it with them; a JVM that cannot use it says so and runs without it.
+ */
+export const cdsArchive = (libs: string) => join(libs, "broker-cds.jsa");
+
+function cdsFlags(libs: string, dumpArchiveTo?: string): string[] {
+  if (dumpArchiveTo) return [`-XX:ArchiveClassesAtExit=${dumpArchiveTo}`];
+  return existsSync(cdsArchive(libs)) ? [`-XX:SharedArchiveFile=${cdsArchive(libs)}`] : [];
+}
+
+/**
+ * JVM flags for the broker: the start script's GC settings with a heap sized for a shared
+ * 2-core machine. `dumpArchiveTo` makes this run write the class-data archive when it exits.
+ */
+export function brokerJvmArgs(node: NodeLayout, libs: string, dumpArchiveTo?: string): string[] {
   return [
-    "-server", "-Xms256m", "-Xmx512m",
+    "-server", "-Xms256m", "-Xmx512m", ...cdsFlags(libs, dumpArchiveTo),
     "-XX:+UseG1GC", "-XX:MaxGCPauseMillis=20", "-XX:InitiatingHeapOccupancyPercent=35",
     "-Djava.awt.headless=true",
     `-Dkafka.logs.dir=${node.dir}`,
@@ -164,7 +180,7 @@ export function brokerJvmArgs(node: NodeLayout, libs: string): string[] {
  */
 export function formatJvmArgs(node: NodeLayout, libs: string, cluster: string): string[] {
   return [
-    "-Xmx256m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Djava.awt.headless=true",
+    "-Xmx256m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Djava.awt.headless=true", ...cdsFlags(libs),
     logConfigFlag(node),
     "-cp", join(libs, "*"),
     "kafka.tools.StorageTool", "format",

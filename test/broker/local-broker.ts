@@ -4,12 +4,12 @@
  * temporary directory that is deleted on a clean stop.
  */
 import { execFile, spawn } from "node:child_process";
-import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { closeSync, copyFileSync, existsSync, mkdtempSync, openSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ChildProcess } from "node:child_process";
 import {
-  brokerJvmArgs, brokerLibs, brokerVersion, clusterId, formatJvmArgs, kafkaLine, layoutFiles, logConfig, serverProperties,
+  brokerJvmArgs, brokerLibs, brokerVersion, cdsArchive, clusterId, formatJvmArgs, kafkaLine, layoutFiles, logConfig, serverProperties,
 } from "./broker-config.ts";
 import type { KafkaLine, NodeLayout } from "./broker-config.ts";
 import { findJava, freePorts, stopPid, tail } from "./process.ts";
@@ -85,9 +85,14 @@ async function startNode(java: string, libs: string, version: string, node: Node
     return { portTaken: false, message: `Formatting the Kafka ${version} storage failed: ${formatted.output.trim().split("\n").slice(-40).join("\n")}\n${javaHint(formatted.output)}${kept}` };
   }
 
+  dropUnusableArchive(libs, formatted.output);
+  // Without an archive, this run writes one as it exits; a detached broker is stopped by
+  // another process, which could not promote it, so only owned brokers do this.
+  const dumpTo = options.detached || existsSync(cdsArchive(libs)) ? undefined : join(node.dir, "broker-cds.jsa");
+
   const startedAt = Date.now();
   const out = openSync(files.jvmLog, "a");
-  const child = spawn(java, brokerJvmArgs(node, libs), { cwd: node.dir, stdio: ["ignore", out, out], detached: options.detached ?? false });
+  const child = spawn(java, brokerJvmArgs(node, libs, dumpTo), { cwd: node.dir, stdio: ["ignore", out, out], detached: options.detached ?? false });
   closeSync(out);
   let exit: string | undefined;
   child.once("exit", (code, signal) => (exit = signal ? `was killed by ${signal}` : `exited with code ${code}`));
@@ -111,6 +116,7 @@ async function startNode(java: string, libs: string, version: string, node: Node
     return { portTaken, message: `${lead}\n${javaHint(logs)}${kept}\n${logs}` };
   }
 
+  dropUnusableArchive(libs, readText(files.jvmLog));
   let stopped = false;
   const broker: LocalBroker = {
     bootstrap, port: node.port, controllerPort: node.controllerPort, version, line: node.line,
@@ -120,7 +126,8 @@ async function startNode(java: string, libs: string, version: string, node: Node
       if (stopped) return;
       stopped = true;
       watchdog?.kill("SIGKILL");
-      if (exit === undefined && child.pid !== undefined) await stopPid(child.pid);
+      const how = exit === undefined && child.pid !== undefined ? await stopPid(child.pid) : "not-running";
+      if (dumpTo && how === "terminated") promoteArchive(dumpTo, cdsArchive(libs));
       if (keepLogs) (options.log ?? console.error)(`Kafka broker directory kept: ${node.dir} (broker log: ${files.brokerLog})`);
       else rmSync(node.dir, { recursive: true, force: true });
     },
@@ -135,6 +142,24 @@ function logTails(node: NodeLayout): string {
   const jvm = tail(files.jvmLog);
   if (jvm) parts.push(`--- last 40 lines of ${files.jvmLog} ---\n${jvm}`);
   return parts.join("\n");
+}
+
+/** A JVM that cannot map the archive (new JDK, changed jars) says so; delete it so a later run makes a new one. */
+function dropUnusableArchive(libs: string, jvmOutput: string): void {
+  if (/Unable to use shared archive|shared class paths mismatch/.test(jvmOutput)) rmSync(cdsArchive(libs), { force: true });
+}
+
+/** Copy then rename, so a concurrent run never maps a half-written archive. */
+function promoteArchive(from: string, to: string): void {
+  if (!existsSync(from) || existsSync(to)) return;
+  const partial = `${to}.${process.pid}.partial`;
+  try {
+    copyFileSync(from, partial);
+    renameSync(partial, to);
+  } catch {
+    // A read-only jars folder just means no archive: the broker starts without one.
+    rmSync(partial, { force: true });
+  }
 }
 
 function readText(file: string): string {
