@@ -8,7 +8,7 @@
  */
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { REPO_ROOT } from "./broker-config.ts";
+import { kafkaLine, REPO_ROOT } from "./broker-config.ts";
 import { startLocalBroker } from "./local-broker.ts";
 import { commandLine, isRunning, stopPid } from "./process.ts";
 import { waitUntilReady } from "./ready.ts";
@@ -56,6 +56,7 @@ async function up(): Promise<number> {
       return 1;
     }
     say(`Kafka ${existing.version} is already running (pid ${existing.pid}, started ${existing.startedAt}).`);
+    if (!existing.version.startsWith(`${kafkaLine()}.`)) say(`KAFKA_VERSION asks for ${kafkaLine()}: make kafka-down first to switch.`);
     console.log(`KAFKA_BOOTSTRAP_SERVERS=${existing.bootstrap}`);
     return 0;
   }
