@@ -18,7 +18,9 @@ export default async function setup(project: TestProject): Promise<() => Promise
   // thrown here (what is missing and how to fix it) is the run's result.
   const broker = await startBroker();
   const seconds = (broker.readyInMs / 1000).toFixed(1);
-  console.log(`Kafka ${broker.version} from ${broker.provider} at ${broker.bootstrap}` + (broker.readyInMs ? ` (ready in ${seconds} s)` : ""));
+  const version = broker.version === "unknown" ? "(version unknown)" : broker.version;
+  const source = broker.provider === "env" ? "KAFKA_BOOTSTRAP_SERVERS" : broker.provider;
+  console.log(`Kafka ${version} from ${source} at ${broker.bootstrap}` + (broker.readyInMs ? ` (ready in ${seconds} s)` : ""));
   project.provide("kafkaBootstrap", broker.bootstrap);
   const previous = process.env.KAFKA_BOOTSTRAP_SERVERS;
   process.env.KAFKA_BOOTSTRAP_SERVERS = broker.bootstrap;

@@ -16,7 +16,7 @@ export interface Broker {
   /** "host:port[,host:port]" as clients take it. */
   bootstrap: string;
   provider: BrokerProvider;
-  /** The broker's version as far as it is known, e.g. "3.9.1". */
+  /** The broker's version as far as it is known, e.g. "3.9.1"; "unknown" for a broker from the environment. */
   version: string;
   /** Milliseconds from asking for the broker to it answering (0 for an external one). */
   readyInMs: number;
@@ -90,7 +90,7 @@ async function external(bootstrap: string): Promise<Broker> {
   } finally {
     clearTimeout(timer);
   }
-  return { bootstrap, provider: "env", version: "external", readyInMs: 0, stop: async () => undefined };
+  return { bootstrap, provider: "env", version: "unknown", readyInMs: 0, stop: async () => undefined };
 }
 
 /** getContainerRuntimeClient throws when no container engine answers: a cheap yes/no. */
