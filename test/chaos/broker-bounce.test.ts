@@ -3,10 +3,13 @@
  * started again on the same ports and data directory while workers and input keep going.
  * It runs on a broker of its own (support/own-broker.ts), not the run's shared one.
  */
-import { describe, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
+import { currentTable } from "./support/figures.ts";
 import { expectExactlyOnce } from "./support/expectations.ts";
 import { RestartableBroker } from "./support/own-broker.ts";
 import { Scenario } from "./support/scenario.ts";
+
+afterAll(() => console.log(`[chaos] figures so far (test/chaos/last-run.md):\n${currentTable()}`));
 
 describe("exactly-once across broker faults", () => {
   it("broker SIGKILLed twice and restarted on the same ports and data directory", async () => {
@@ -24,8 +27,11 @@ describe("exactly-once across broker faults", () => {
         }
       });
       expectExactlyOnce(verdict);
-      // Workers are expected to ride out a broker bounce; a restart by the supervisor is reported, not hidden.
+      // Workers must ride out a broker bounce by themselves. Known failure (docs/exactly-once.md):
+      // a task rebuild that calls pause/seek while the client restarts its crashed consumer
+      // gets "Consumer group was not initialized" and the app stops in ERROR.
       console.log(`[chaos] broker bounce: ${row.unplannedExits} unplanned worker exits: ${s.unplannedExits.join("; ") || "none"}`);
+      expect(s.unplannedExits, "workers that stopped on their own during the broker bounces").toEqual([]);
     } finally {
       await broker.stop();
     }

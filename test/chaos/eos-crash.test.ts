@@ -4,16 +4,19 @@
  * and demands every input record exactly once, in order, with no transaction left open.
  * Each scenario prints one row of the figures table (see test/chaos/last-run.md).
  */
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { bootstrap } from "../integration/support.ts";
+import { currentTable } from "./support/figures.ts";
 import { Scenario, type ScenarioConfig } from "./support/scenario.ts";
 import { expectAtLeastOnce, expectExactlyOnce } from "./support/expectations.ts";
+
+afterAll(() => console.log(`[chaos] figures so far (test/chaos/last-run.md):\n${currentTable()}`));
 
 const scenario = (config: Omit<ScenarioConfig, "bootstrap">) => new Scenario({ bootstrap: bootstrap(), ...config });
 
 describe("exactly-once under process faults", () => {
   it("repeated SIGKILL with restarts while input keeps arriving", async () => {
-    const s = scenario({ name: "kill -9 x4 (2 workers)", guarantee: "exactly_once", workers: ["a", "b"], rate: 400, commitIntervalMs: 100 });
+    const s = scenario({ name: "kill -9 x4 (2 workers)", guarantee: "exactly_once", workers: ["a", "b"], rate: 400, commitIntervalMs: 10 });
     const { verdict } = await s.run(async () => {
       for (const name of ["a", "b", "a", "b"]) {
         await s.killAndRestart(name);
@@ -67,7 +70,8 @@ describe("exactly-once under process faults", () => {
   it("stall beyond the transaction timeout with one worker", async () => {
     const s = scenario({
       name: "stall > transaction timeout (1 worker)", guarantee: "exactly_once", workers: ["a"], rate: 600,
-      commitIntervalMs: 100, transactionTimeoutMs: 2_000, sessionTimeoutMs: 30_000,
+      // Back-to-back commits keep a transaction open most of the time, so a stall lands in one.
+      commitIntervalMs: 10, transactionTimeoutMs: 2_000, sessionTimeoutMs: 30_000,
     });
     let stalls = 0;
     let hit = false;
@@ -105,7 +109,7 @@ describe("exactly-once under process faults", () => {
 
 describe("at-least-once control", () => {
   it("repeated SIGKILL: duplicates allowed, losses not", async () => {
-    const s = scenario({ name: "kill -9 x4 (2 workers)", guarantee: "at_least_once", workers: ["a", "b"], rate: 400, commitIntervalMs: 100 });
+    const s = scenario({ name: "kill -9 x4 (2 workers)", guarantee: "at_least_once", workers: ["a", "b"], rate: 400, commitIntervalMs: 10 });
     const { verdict } = await s.run(async () => {
       for (const name of ["a", "b", "a", "b"]) {
         await s.killAndRestart(name);

@@ -36,6 +36,14 @@ export function formatRow(row: FigureRow): string {
 
 export const lastRunFile = resolve(import.meta.dirname, "..", "last-run.md");
 
+/** This run's table so far (every scenario of every file that has finished). */
+export function currentTable(file = lastRunFile): string {
+  if (!existsSync(file)) return header;
+  const lines = readFileSync(file, "utf8").split("\n");
+  if (lines[0] !== `<!-- run ${process.ppid} -->`) return header;
+  return lines.filter((l) => l.startsWith("|")).join("\n");
+}
+
 /** Adds the row to this run's table and returns the whole table so far. */
 export function recordRow(row: FigureRow, file = lastRunFile): string {
   const run = `<!-- run ${process.ppid} -->`;

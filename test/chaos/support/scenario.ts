@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { createKafkaClient, type KafkaAdmin } from "../../../lib/kafka/index.ts";
 import { silentLogger } from "../../../lib/observability/index.ts";
 import { uniqueName } from "../../integration/support.ts";
-import { recordRow, type FigureRow } from "./figures.ts";
+import { formatRow, recordRow, type FigureRow } from "./figures.ts";
 import { InputGenerator } from "./generator.ts";
 import { verify, type Verdict } from "./verifier.ts";
 import { WorkerProcess, type WorkerSpec } from "./workers.ts";
@@ -58,6 +58,9 @@ export class Scenario {
   #admin: KafkaAdmin;
   #timer: NodeJS.Timeout | null = null;
   #busy = false;
+  #failedStarts = 0;
+  #history: { at: number; offsets: Map<number, number> }[] = [];
+  #broken: string | null = null;
 
   constructor(config: ScenarioConfig) {
     this.config = {
@@ -113,7 +116,7 @@ export class Scenario {
     const exit = await w.exited;
     clearTimeout(timer);
     if (exit.signal !== "SIGKILL" || w.expectedExit) throw new Error(`worker ${name} did not reach its fault point (exit ${JSON.stringify(exit)})`);
-    this.markFault();
+    this.markFault(w.exitedAt);
     this.start(name);
   }
 
@@ -124,9 +127,12 @@ export class Scenario {
 
   /** Starts measuring recovery: seconds until every input partition's committed offset moves past its value now. */
   markFault(at = Date.now()): void {
-    const pending: PendingRecovery = { at, snapshot: null, seconds: null };
+    // A fault in the past (a worker that killed itself at a fault point) is measured from the
+    // offsets committed before it, which the supervisor's tick keeps a short history of.
+    const before = this.#history.filter((h) => h.at <= at).pop();
+    const pending: PendingRecovery = { at, snapshot: before && Date.now() - at > 300 ? before.offsets : null, seconds: null };
     this.recoveries.push(pending);
-    void this.#committed().then((m) => (pending.snapshot = m), () => (pending.snapshot = new Map()));
+    if (pending.snapshot === null) void this.#committed().then((m) => (pending.snapshot = m), () => (pending.snapshot = new Map()));
   }
 
   /** Until every live worker is RUNNING and together they own every task exactly once. */
@@ -176,7 +182,7 @@ export class Scenario {
       const verdict = await verify({ bootstrap: c.bootstrap, applicationId: this.applicationId, input: this.input, output: this.output, guarantee: c.guarantee });
       const row = this.#row(verdict);
       const table = recordRow(row);
-      console.log(`[chaos] ${c.name}: ${JSON.stringify(verdict)}\n[chaos] worker logs: ${this.logDir}\n${table}`);
+      console.log(`[chaos] ${c.name}: ${JSON.stringify(verdict)}\n[chaos] worker logs: ${this.logDir}\n${formatRow(row)}`);
       return { verdict, row, table };
     } catch (error) {
       const tails = this.all.map((w) => `--- worker ${w.spec.name} pid ${w.pid} exit ${JSON.stringify(w.exit)}\n${w.logTail(15)}`).join("\n");
@@ -213,12 +219,20 @@ export class Scenario {
       for (const [name, w] of this.workers) {
         if (w.alive || w.expectedExit || w.extraEnv["SLUICE_FAULT_POINT"]) continue;
         this.unplannedExits.push(`${name}: ${JSON.stringify(w.exit)}`);
+        // A worker that dies before its first report cannot start at all (a broken build,
+        // a bad config): restarting it forever would only hide that.
+        if (w.progress === null && ++this.#failedStarts >= 3) {
+          this.#broken = `worker ${name} failed to start three times; last log:\n${w.logTail(20)}`;
+          return;
+        }
         console.log(`[chaos] worker ${name} exited unasked (${JSON.stringify(w.exit)}); restarting it\n${w.logTail(10)}`);
         this.start(name);
       }
-      const open = this.recoveries.filter((r) => r.seconds === null && r.snapshot !== null);
-      if (open.length === 0) return;
+      const at = Date.now();
       const now = await this.#committed();
+      this.#history.push({ at, offsets: now });
+      this.#history = this.#history.filter((h) => at - h.at < 60_000);
+      const open = this.recoveries.filter((r) => r.seconds === null && r.snapshot !== null);
       for (const r of open) {
         const moved = [...Array(this.config.partitions).keys()].every((p) => (now.get(p) ?? 0) > (r.snapshot!.get(p) ?? 0));
         if (moved) r.seconds = (Date.now() - r.at) / 1000;
@@ -243,6 +257,7 @@ export class Scenario {
   async #until(what: string, timeoutMs: number, probe: () => boolean | Promise<boolean>): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
+      if (this.#broken) throw new Error(this.#broken);
       try {
         if (await probe()) return;
       } catch {

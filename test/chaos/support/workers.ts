@@ -38,6 +38,7 @@ export class WorkerProcess {
   /** Set by the harness for kills and stops it asked for, so other exits count as crashes. */
   expectedExit = false;
   exit: { code: number | null; signal: NodeJS.Signals | null } | null = null;
+  exitedAt = 0;
   #stopped = false;
 
   constructor(spec: WorkerSpec, extraEnv: Record<string, string> = {}) {
@@ -54,6 +55,7 @@ export class WorkerProcess {
     this.exited = new Promise((done) =>
       this.child.once("exit", (code, signal) => {
         this.exit = { code, signal };
+        this.exitedAt = Date.now();
         done(this.exit);
       }),
     );

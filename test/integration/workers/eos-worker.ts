@@ -68,8 +68,10 @@ app.onStateChange((state) => {
   report();
   if (state === "ERROR") {
     process.stderr.write(`${JSON.stringify({ level: "error", message: "worker exits: app in ERROR", error: app.error?.message })}\n`);
-    // Give the closing app a moment to abort what it can, then leave like a crashed pod.
-    setTimeout(() => process.exit(3), 500).unref();
+    // Leave like a crashed pod: the exit code tells the harness this was no clean stop,
+    // and the timer makes sure the process goes even if a client keeps a handle open.
+    process.exitCode = 3;
+    setTimeout(() => process.exit(3), 2_000);
   }
 });
 setInterval(report, 100).unref();
