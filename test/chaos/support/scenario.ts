@@ -109,15 +109,15 @@ export class Scenario {
     this.start(name);
   }
 
-  /** A worker armed with a fault point kills itself there: wait for it, count the fault, restart it unarmed. */
-  async crashAtFaultPointAndRestart(name: string, timeoutMs = 120_000): Promise<void> {
+  /** A worker armed with a fault point kills itself there: wait for it, count the fault, restart it (armed again if asked). */
+  async crashAtFaultPointAndRestart(name: string, restartEnv: Record<string, string> = {}, timeoutMs = 120_000): Promise<void> {
     const w = this.worker(name);
     const timer = setTimeout(() => void w.kill(), timeoutMs);
     const exit = await w.exited;
     clearTimeout(timer);
     if (exit.signal !== "SIGKILL" || w.expectedExit) throw new Error(`worker ${name} did not reach its fault point (exit ${JSON.stringify(exit)})`);
     this.markFault(w.exitedAt);
-    this.start(name);
+    this.start(name, restartEnv);
   }
 
   /** Removes a (stopped) worker's state directory: a pod rescheduled without its volume. */
