@@ -19,6 +19,11 @@ import type { Produced } from "./options/produced.ts";
 import type { Repartitioned } from "./options/repartitioned.ts";
 import { addOperator, nodeName, STREAM_STATE, type StreamState } from "./stream-node.ts";
 import { addRepartition, addSink } from "./sinks.ts";
+import { KGroupedStream } from "./kgrouped-stream.ts";
+import type { KTable } from "./ktable.ts";
+import type { Grouped } from "./options/grouped.ts";
+import type { Materialized } from "./options/materialized.ts";
+import { streamToTable } from "./to-table.ts";
 
 /**
  * An unbounded stream of key-value records. Every operator returns a new handle; type
@@ -152,6 +157,48 @@ export class KStream<K, V> {
     const name = nodeName(this[STREAM_STATE].builder, named, "KSTREAM-PROCESSVALUES-");
     // A FixedKeyProcessor is a Processor whose types forbid new keys; at run time they are the same.
     return new KStream(addOperator(this[STREAM_STATE], name, supplier, { keyChanging: false, valueChanging: true, stores }));
+  }
+
+  /**
+   * Groups by the current key for an aggregation. Repartitions (through
+   * `<Grouped name | store name>-repartition`) only if an operator since the source may have
+   * changed keys. Null keys and values are skipped by the aggregation.
+   */
+  groupByKey(grouped?: Grouped<NonNullable<K>, NonNullable<V>>): KGroupedStream<NonNullable<K>, NonNullable<V>> {
+    return new KGroupedStream({
+      stream: this[STREAM_STATE],
+      keySerde: grouped?.keySerde ?? null,
+      valueSerde: grouped?.valueSerde ?? null,
+      repartitionName: grouped?.name ?? null,
+    });
+  }
+
+  /**
+   * Groups by a new key (`selector`), which always repartitions. The key serde comes from
+   * `Grouped` (the stream's own no longer fits), the value serde from it or the stream.
+   *
+   * @example
+   *   orders.groupBy((id, o) => o.customer, Grouped.with(Serdes.string(), Serdes.json<Order>())).count();
+   */
+  groupBy<KR>(selector: (key: K, value: V) => KR, grouped?: Grouped<NonNullable<KR>, NonNullable<V>>): KGroupedStream<NonNullable<KR>, NonNullable<V>> {
+    const named = grouped?.name != null ? Named.as(grouped.name) : undefined;
+    const selected = this.stateless<KR, V>(named, "KSTREAM-KEY-SELECT-", () => new SelectKeyProcessor(selector), true, false);
+    return new KGroupedStream({
+      stream: selected[STREAM_STATE],
+      keySerde: grouped?.keySerde ?? null,
+      valueSerde: grouped?.valueSerde ?? null,
+      repartitionName: grouped?.name ?? null,
+    });
+  }
+
+  /**
+   * Reads the stream as a table's changelog: the latest value per key, a null value deleting
+   * the key. Records without a key are skipped. Materialized in a store (named by
+   * `Materialized.as`, else generated); repartitions first if keys may have changed.
+   */
+  toTable(named?: Named | Materialized<NonNullable<K>, NonNullable<V>>, materialized?: Materialized<NonNullable<K>, NonNullable<V>>): KTable<NonNullable<K>, NonNullable<V>> {
+    const [n, m] = named instanceof Named ? [named, materialized] : [undefined, named ?? materialized];
+    return streamToTable(this[STREAM_STATE], n, m as Materialized<unknown, unknown> | undefined);
   }
 
   private stateless<KR, VR>(

@@ -4,6 +4,10 @@ import { TopologyError } from "../errors/index.ts";
 import { Consumed } from "./options/consumed.ts";
 import { KStream } from "./kstream.ts";
 import { claimName } from "./stream-node.ts";
+import { KTable } from "./ktable.ts";
+import { addKeyValueStore, storeNameFor } from "./materialize.ts";
+import type { Materialized } from "./options/materialized.ts";
+import { addTableSource, materializedTable } from "./table-node.ts";
 
 /** The shape of the state layer's store builders, described here so the DSL need not import them. */
 export interface LoggedStoreBuilder {
@@ -60,6 +64,38 @@ export class StreamsBuilder {
       offsetReset: options.offsetReset,
     });
     return new KStream({ builder: this.topology, nodeName: name, repartitionRequired: false, keySerde, valueSerde });
+  }
+
+  /**
+   * Reads a topic as a table: the latest value per key, a null value deleting the key;
+   * records without a key are skipped. The table is materialized in a store, named by
+   * `Materialized.as(..)` (queryable by that name) or generated as `<topic>-STATE-STORE-<n>`,
+   * with a changelog topic and a cache unless `Materialized` turns them off.
+   *
+   * @example
+   *   const users = builder.table("users", Consumed.with(Serdes.string(), Serdes.json<User>()), Materialized.as("users"));
+   */
+  table<K = Buffer, V = Buffer>(topic: string, consumed?: Consumed<K, V>, materialized?: Materialized<K, V>): KTable<K, V> {
+    const options = consumed ?? (Consumed.with(Serdes.bytes(), Serdes.bytes()) as unknown as Consumed<K, V>);
+    const m = materialized as Materialized<unknown, unknown> | undefined;
+    const storeName = storeNameFor(this.topology, m, `${topic}-`);
+    const sourceName = options.name !== null ? claimName(this.topology, `${options.name}-source`) : this.topology.names.next("KSTREAM-SOURCE-");
+    const tableName = options.name !== null ? claimName(this.topology, options.name) : this.topology.names.next("KTABLE-SOURCE-");
+    const keySerde = options.keySerde as Serde<unknown>;
+    const valueSerde = options.valueSerde as Serde<unknown>;
+    this.topology.addSource({
+      name: sourceName,
+      topics: [topic],
+      pattern: null,
+      internal: false,
+      keySerde,
+      valueSerde,
+      timestampExtractor: options.timestampExtractor as TimestampExtractor | null,
+      offsetReset: options.offsetReset,
+    });
+    const serdes = addKeyValueStore(this.topology, storeName, m, { key: keySerde, value: valueSerde }, `table("${topic}")`);
+    addTableSource(this.topology, tableName, sourceName, storeName);
+    return new KTable(materializedTable(this.topology, tableName, storeName, serdes));
   }
 
   /**

@@ -19,3 +19,23 @@ export { FilterProcessor } from "./stateless/filter.ts";
 export { FlatMapProcessor, FlatMapValuesProcessor } from "./stateless/flat-map.ts";
 export { MapProcessor, MapValuesProcessor, SelectKeyProcessor } from "./stateless/map.ts";
 export { PassThroughProcessor, PeekProcessor } from "./stateless/peek.ts";
+// The processors behind the stateful DSL operators (KTable, aggregations), and the pieces
+// windowed aggregations and joins build on: Change, TableForwarder, value getters.
+export { change, type Change } from "./stateful/change.ts";
+export { recordSkipped, setSkippedRecordLogger } from "./stateful/skipped-records.ts";
+export { TableForwarder, type TableStore } from "./stateful/table-forwarder.ts";
+export { StreamAggregateProcessor, streamAggregations } from "./stateful/stream-aggregate.ts";
+export { TableSourceProcessor } from "./stateful/table-source.ts";
+export { TableFilterProcessor, TableMapValuesProcessor, TableToStreamProcessor } from "./stateful/table-operators.ts";
+export {
+  TableAggregateProcessor,
+  TableRepartitionMapProcessor,
+  tableAggregations,
+  type TableAggregation,
+} from "./stateful/table-aggregate.ts";
+export {
+  derivedValueGetter,
+  storeValueGetter,
+  type TableValueGetter,
+  type TableValueGetterSupplier,
+} from "./stateful/value-getter.ts";

@@ -3,3 +3,4 @@ export type { ProcessingGuarantee, StreamsConfig } from "./config.ts";
 export type { AppState, StateListener } from "./lifecycle.ts";
 export { StreamTask, taskIdOf } from "./task/index.ts";
 export type { RawRecord, RecordCollector, StoreProvider, StreamTaskOptions } from "./task/index.ts";
+export { TaskStores, type TaskStoresOptions } from "./task-stores.ts";

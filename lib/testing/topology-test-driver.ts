@@ -2,7 +2,9 @@ import { ConfigError, type ExceptionHandlerConfig } from "../errors/index.ts";
 import type { Headers } from "../processor/index.ts";
 import type { Serde } from "../serdes/index.ts";
 import type { StoreSpec, Topology } from "../topology/index.ts";
-import { StreamTask, taskIdOf, type RecordCollector } from "../runtime/index.ts";
+import { StreamTask, taskIdOf, type RecordCollector, type TaskStores } from "../runtime/index.ts";
+import type { KeyValueStore } from "../state/index.ts";
+import { DriverStateDirectory } from "./driver-stores.ts";
 import type { CapturedRecord } from "./test-record.ts";
 import { TestInputTopic, TestOutputTopic, type DriverPort } from "./test-topics.ts";
 
@@ -23,10 +25,24 @@ export interface TopologyTestDriverOptions {
   /** The mocked wall clock's start (ms). Default 0. */
   readonly initialWallClockMs?: number;
   /**
-   * Makes a task's store from its spec. The default calls `spec.build()` for builders that
-   * take no arguments; plug the state layer in here for anything else.
+   * Makes a task's store from its spec, replacing the real state layer: for stores that are
+   * not state-layer stores (a Map, a fake). Stores made this way are never flushed or
+   * committed. Default: every spec's `build(context)` through the runtime's TaskStores, on
+   * SQLite in a temporary directory removed by `close()`.
    */
   readonly storeFactory?: (spec: StoreSpec, context: TestStoreContext) => unknown;
+  /**
+   * The record cache budget of each caching store (`statestore.cache.max.bytes`). Default
+   * 10 MiB; 0 turns caching off (every update goes downstream and to the changelog).
+   */
+  readonly cacheMaxBytes?: number;
+  /**
+   * When the stores commit (flush caches downstream and to changelogs, then commit SQLite):
+   * "each-record" (default, as Kafka Streams' driver) after every piped record, or "manual":
+   * only on `commit()` and `advanceWallClockTime()`, so updates within one "commit interval"
+   * collapse in the caches as they would in production.
+   */
+  readonly commit?: "each-record" | "manual";
   /** Default: every handler "fail", so a bad record throws out of pipeInput. */
   readonly exceptionHandlers?: ExceptionHandlerConfig;
   /** Partition counts that custom partitioners see, per output topic. Default 1. */
@@ -55,7 +71,11 @@ export class TopologyTestDriver {
   private wallClockMs: number;
   private readonly tasks: StreamTask[];
   private readonly stores = new Map<string, { task: StreamTask; get: () => unknown }>();
+  private readonly taskStores: TaskStores[] = [];
+  private readonly stateDirectory: DriverStateDirectory | null;
+  private readonly commitEachRecord: boolean;
   private readonly outputs = new Map<string, CapturedRecord[]>();
+  private captured = 0;
   private readonly nextOffset = new Map<string, number>();
   private readonly port: DriverPort;
   private closed = false;
@@ -63,15 +83,36 @@ export class TopologyTestDriver {
   constructor(topology: Topology, options: TopologyTestDriverOptions = {}) {
     this.applicationId = options.applicationId ?? "test-app";
     this.wallClockMs = options.initialWallClockMs ?? 0;
-    const factory = options.storeFactory ?? defaultStoreFactory;
+    this.commitEachRecord = (options.commit ?? "each-record") === "each-record";
+    const factory = options.storeFactory;
+    this.stateDirectory = factory ? null : new DriverStateDirectory(this.applicationId);
+    try {
+      this.tasks = this.createTasks(topology, options, factory);
+      for (const task of this.tasks) task.init();
+    } catch (error) {
+      this.closeStores();
+      throw error;
+    }
+    this.port = {
+      pipe: (topic, key, value, timestamp, headers) => this.pipe(topic, key, value, timestamp, headers),
+      take: (topic) => this.outputs.get(topic)?.shift(),
+      pending: (topic) => this.outputs.get(topic)?.length ?? 0,
+    };
+  }
+
+  private createTasks(
+    topology: Topology,
+    options: TopologyTestDriverOptions,
+    factory: ((spec: StoreSpec, context: TestStoreContext) => unknown) | undefined,
+  ): StreamTask[] {
     const collector: RecordCollector = {
       send: (topic, key, value, timestamp, headers, partition) => this.capture(topic, { key, value, timestamp, headers, partition }),
       partitionCount: (topic) => options.partitionCounts?.[topic] ?? 1,
     };
-    this.tasks = topology.subtopologies.map((sub) => {
+    return topology.subtopologies.map((sub) => {
       const taskId = taskIdOf(sub.id, 0);
       const taskStores = new Map<string, unknown>();
-      const task = new StreamTask({
+      const task: StreamTask = new StreamTask({
         taskId,
         subtopology: sub,
         applicationId: this.applicationId,
@@ -88,18 +129,23 @@ export class TopologyTestDriver {
         recordTimestamp: () => task.currentRecordTimestamp(),
         send: (topic, key, value, timestamp, partition) => collector.send(topic, key, value, timestamp, {}, partition),
       };
-      for (const spec of sub.stores) {
-        taskStores.set(spec.name, factory(spec, storeContext));
-        this.stores.set(spec.name, { task, get: () => taskStores.get(spec.name) });
+      if (factory) {
+        for (const spec of sub.stores) taskStores.set(spec.name, factory(spec, storeContext));
+      } else {
+        const real = this.stateDirectory!.open({
+          taskId,
+          applicationId: this.applicationId,
+          subtopology: sub,
+          cacheMaxBytes: options.cacheMaxBytes,
+          recordTimestamp: () => task.currentRecordTimestamp(),
+          send: (topic, key, value, timestamp, partition) => collector.send(topic, key, value, timestamp, {}, partition),
+        });
+        this.taskStores.push(real);
+        for (const name of real.names()) taskStores.set(name, real.get(name));
       }
+      for (const spec of sub.stores) this.stores.set(spec.name, { task, get: () => taskStores.get(spec.name) });
       return task;
     });
-    for (const task of this.tasks) task.init();
-    this.port = {
-      pipe: (topic, key, value, timestamp, headers) => this.pipe(topic, key, value, timestamp, headers),
-      take: (topic) => this.outputs.get(topic)?.shift(),
-      pending: (topic) => this.outputs.get(topic)?.length ?? 0,
-    };
   }
 
   createInputTopic<K, V>(topic: string, keySerde: Serde<K>, valueSerde: Serde<V>): TestInputTopic<K, V> {
@@ -127,13 +173,40 @@ export class TopologyTestDriver {
       this.drain();
     }
     this.wallClockMs = target;
+    this.commit();
+  }
+
+  /**
+   * Commits every task's stores as the runtime does before a Kafka commit: flushes the
+   * caches (their updates go downstream and to the changelogs, and whatever that feeds is
+   * processed too), then commits each task's SQLite transaction with its changelog offsets.
+   */
+  commit(): void {
+    this.requireOpen();
+    if (this.taskStores.length === 0) return;
+    // Flushing one task can feed another through a topic; flush until nothing new comes out.
+    for (let before = -1; before !== this.captured; ) {
+      before = this.captured;
+      for (const stores of this.taskStores) {
+        stores.flush();
+        this.drain();
+      }
+    }
+    const ends = new Map<string, number>();
+    for (const [topic, next] of this.nextOffset) ends.set(`${topic}:0`, next - 1);
+    for (const stores of this.taskStores) stores.commit(ends);
   }
 
   get wallClockTimeMs(): number {
     return this.wallClockMs;
   }
 
-  /** The store object the store factory made for `name`. */
+  /** A key-value store of the topology (a KTable's or aggregation's by its store name), to read in assertions. */
+  getKeyValueStore<K, V>(name: string): KeyValueStore<K, V> {
+    return this.getStateStore<KeyValueStore<K, V>>(name);
+  }
+
+  /** The store named `name`: the state layer's store, or what the store factory made. */
   getStateStore<S = unknown>(name: string): S {
     const entry = this.stores.get(name);
     if (!entry) throw new ConfigError(`No state store named "${name}"; the topology has [${[...this.stores.keys()].join(", ")}].`);
@@ -153,19 +226,30 @@ export class TopologyTestDriver {
   close(): void {
     if (this.closed) return;
     this.closed = true;
-    for (const task of this.tasks) task.close();
+    try {
+      for (const task of this.tasks) task.close();
+    } finally {
+      this.closeStores();
+    }
+  }
+
+  private closeStores(): void {
+    this.stateDirectory?.close();
   }
 
   private pipe(topic: string, key: Buffer | null, value: Buffer | null, timestamp: number | undefined, headers: Headers): void {
     this.requireOpen();
     this.enqueue(topic, { key, value, timestamp: timestamp ?? this.wallClockMs, headers, partition: 0 });
     this.drain();
+    if (this.commitEachRecord) this.commit();
   }
 
   private capture(topic: string, record: CapturedRecord): void {
     let list = this.outputs.get(topic);
     if (!list) this.outputs.set(topic, (list = []));
     list.push(record);
+    this.captured++;
+    if (!this.readersOf(topic).length) this.nextOffset.set(topic, (this.nextOffset.get(topic) ?? 0) + 1);
     // Like a broker: whatever another sub-topology reads (repartition topics included) is fed back in.
     this.enqueue(topic, record);
   }
@@ -201,11 +285,4 @@ export class TopologyTestDriver {
   private requireOpen(): void {
     if (this.closed) throw new Error("TopologyTestDriver is closed");
   }
-}
-
-function defaultStoreFactory(spec: StoreSpec): unknown {
-  if (spec.build.length > 0) {
-    throw new ConfigError(`State store "${spec.name}" needs arguments to build; pass a storeFactory option to TopologyTestDriver.`);
-  }
-  return (spec.build as () => unknown)();
 }

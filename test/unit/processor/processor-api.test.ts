@@ -10,6 +10,7 @@ import type {
   StreamRecord,
 } from "../../../lib/processor/index.ts";
 import { Serdes } from "../../../lib/serdes/index.ts";
+import { Stores, type KeyValueStore } from "../../../lib/state/index.ts";
 import { TopologyTestDriver } from "../../../lib/testing/index.ts";
 
 const strings = Consumed.with(Serdes.string(), Serdes.string());
@@ -120,25 +121,32 @@ describe("state stores", () => {
     expect(changelog.readRecord()).toMatchObject({ key: "a", value: "x", timestamp: 123, partition: 0 });
   });
 
-  it("gives a processor the stores it declared, as the store factory made them", () => {
+  it("gives a processor the stores it declared, built by the real state layer", () => {
     const b = new StreamsBuilder();
-    b.addStateStore({ name: "seen", changelog: false, build: () => new Map<string, number>() });
+    b.addStateStore(Stores.keyValueStoreBuilder("seen", Serdes.string(), Serdes.int32()).withLoggingDisabled());
     b.stream("in", strings).process(() => {
-      let store!: Map<string, number>;
+      let store!: KeyValueStore<string, number>;
       return {
-        init: (ctx) => void (store = ctx.getStateStore<Map<string, number>>("seen")),
-        process: (r) => void store.set(r.key ?? "", (store.get(r.key ?? "") ?? 0) + 1),
+        init: (ctx) => void (store = ctx.getStateStore<KeyValueStore<string, number>>("seen")),
+        process: (r) => void store.put(r.key ?? "", (store.get(r.key ?? "") ?? 0) + 1),
       };
     }, "seen");
     driver = new TopologyTestDriver(b.build());
     const input = driver.createInputTopic("in", Serdes.string(), Serdes.string());
     ["a", "b", "a"].forEach((k) => input.pipeInput(k, "x"));
-    expect(driver.getStateStore<Map<string, number>>("seen")).toEqual(new Map([["a", 2], ["b", 1]]));
+    expect(driver.getKeyValueStore<string, number>("seen").all()).toEqual([{ key: "a", value: 2 }, { key: "b", value: 1 }]);
+  });
+
+  it("refuses a spec that builds something other than a state-layer store, pointing at storeFactory", () => {
+    const b = new StreamsBuilder();
+    b.addStateStore({ name: "seen", changelog: false, build: () => new Map<string, number>() });
+    b.stream("in", strings).process(() => ({ process() {} }), "seen");
+    expect(() => new TopologyTestDriver(b.build())).toThrow(/"seen" was not built as a state-layer store.*pass a storeFactory/);
   });
 
   it("refuses a store the processor did not declare", () => {
     const b = new StreamsBuilder();
-    b.addStateStore({ name: "private", changelog: false, build: () => ({}) });
+    b.addStateStore(Stores.keyValueStoreBuilder("private", Serdes.string(), Serdes.string()));
     b.stream("a", strings).process(() => ({ process() {} }), "private");
     b.stream("b", strings).process(() => ({ init: (ctx) => void ctx.getStateStore("private"), process() {} }), Named.as("snoop"));
     expect(() => new TopologyTestDriver(b.build())).toThrow(TopologyError);

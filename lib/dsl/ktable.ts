@@ -1,0 +1,124 @@
+import {
+  derivedValueGetter,
+  type KeyValuePair,
+  TableFilterProcessor,
+  TableMapValuesProcessor,
+  TableRepartitionMapProcessor,
+  TableToStreamProcessor,
+} from "../processor/index.ts";
+import { KGroupedTable } from "./kgrouped-table.ts";
+import { KStream } from "./kstream.ts";
+import { addKeyValueStore, storeNameFor } from "./materialize.ts";
+import type { Grouped } from "./options/grouped.ts";
+import type { Materialized } from "./options/materialized.ts";
+import { Named } from "./options/named.ts";
+import { nodeName } from "./stream-node.ts";
+import { materializedTable, TABLE_STATE, type TableState } from "./table-node.ts";
+
+/**
+ * A changelog stream read as a table: the latest value per key. Updates flow downstream
+ * as changes; a null value deletes a key and sends a tombstone. Tables from
+ * `builder.table`, `toTable` and aggregations are materialized in a store you can query
+ * (`driver.getKeyValueStore(name)`, or the app's store access) by their store name.
+ *
+ * @example
+ *   const users = builder.table("users", Consumed.with(Serdes.string(), Serdes.json<User>()), Materialized.as("users"));
+ *   users.filter((id, u) => u.active).toStream().to("active-users");
+ */
+export class KTable<K, V> {
+  readonly [TABLE_STATE]: TableState;
+
+  /** @internal Tables are made by StreamsBuilder, streams, grouped streams and other tables. */
+  constructor(state: TableState) {
+    this[TABLE_STATE] = state;
+  }
+
+  /** The store holding this table's values, or null for a table computed from another one on the fly. */
+  get queryableStoreName(): string | null {
+    return this[TABLE_STATE].storeName;
+  }
+
+  /** Keeps the rows the predicate accepts; a row that stops matching is deleted downstream (a tombstone). */
+  filter(predicate: (key: K, value: V) => boolean, named?: Named | Materialized<K, V>, materialized?: Materialized<K, V>): KTable<K, V> {
+    return this.transform("KTABLE-FILTER-", named, materialized, true, (store) => new TableFilterProcessor(predicate, true, store), (k, v) =>
+      predicate(k as K, v as V) ? v : null,
+    );
+  }
+
+  /** Drops the rows the predicate accepts (tombstones downstream). */
+  filterNot(predicate: (key: K, value: V) => boolean, named?: Named | Materialized<K, V>, materialized?: Materialized<K, V>): KTable<K, V> {
+    return this.transform("KTABLE-FILTER-", named, materialized, true, (store) => new TableFilterProcessor(predicate, false, store), (k, v) =>
+      predicate(k as K, v as V) ? null : v,
+    );
+  }
+
+  /** A new value per row; deletes stay deletes. Materialize it to query it (value serde required then). */
+  mapValues<VR>(mapper: (value: V, key: K) => VR, named?: Named | Materialized<K, VR>, materialized?: Materialized<K, VR>): KTable<K, VR> {
+    return this.transform("KTABLE-MAPVALUES-", named, materialized, false, (store) => new TableMapValuesProcessor(mapper, store), (k, v) =>
+      mapper(v as V, k as K),
+    );
+  }
+
+  /** The table's changes as a stream of new values; a deleted row is a tombstone (null value). */
+  toStream(named?: Named): KStream<K, V | null> {
+    const state = this[TABLE_STATE];
+    const name = nodeName(state.builder, named, "KTABLE-TOSTREAM-");
+    state.builder.addProcessor(name, () => new TableToStreamProcessor(), [state.nodeName]);
+    return new KStream({ builder: state.builder, nodeName: name, repartitionRequired: false, keySerde: state.keySerde, valueSerde: state.valueSerde });
+  }
+
+  /**
+   * Re-keys the table for an aggregation: each row goes to the group the selector picks.
+   * When a row changes group, its old value is subtracted from the old group before the new
+   * value is added to the new one. Always goes through a repartition topic, whose serdes
+   * come from `Grouped` (required: the selector may change both types).
+   *
+   * @example
+   *   users.groupBy((id, u) => [u.country, u], Grouped.with(Serdes.string(), Serdes.json<User>())).count();
+   */
+  groupBy<KR, VR>(selector: (key: K, value: V) => KeyValuePair<KR, VR>, grouped?: Grouped<KR, VR>): KGroupedTable<KR, VR> {
+    const state = this[TABLE_STATE];
+    const named = grouped?.name != null ? Named.as(grouped.name) : undefined;
+    const name = nodeName(state.builder, named, "KTABLE-SELECT-");
+    state.builder.addProcessor(name, () => new TableRepartitionMapProcessor(name, selector), [state.nodeName], { keyChanging: true });
+    return new KGroupedTable<KR, VR>({
+      builder: state.builder,
+      nodeName: name,
+      keySerde: grouped?.keySerde ?? null,
+      valueSerde: grouped?.valueSerde ?? null,
+      repartitionName: grouped?.name ?? null,
+    });
+  }
+
+  private transform<VR>(
+    prefix: string,
+    first: Named | Materialized<K, VR> | undefined,
+    second: Materialized<K, VR> | undefined,
+    keepsValues: boolean,
+    processor: (storeName: string | null) => TableFilterProcessor<K, V> | TableMapValuesProcessor<K, V, VR>,
+    derive: (key: unknown, value: unknown) => unknown,
+  ): KTable<K, VR> {
+    const state = this[TABLE_STATE];
+    const builder = state.builder;
+    const named = first instanceof Named ? first : undefined;
+    const materialized = (first instanceof Named ? second : (first ?? second)) as Materialized<unknown, unknown> | undefined;
+    const storeName = materialized ? storeNameFor(builder, materialized, prefix) : null;
+    const name = nodeName(builder, named, prefix);
+    const valueSerde = keepsValues ? state.valueSerde : null;
+    builder.addProcessor(name, () => processor(storeName) as never, [state.nodeName], { stores: storeName ? [storeName] : [] });
+    if (storeName !== null) {
+      const where = `${prefix === "KTABLE-FILTER-" ? "filter" : "mapValues"}(.., Materialized)`;
+      const serdes = addKeyValueStore(builder, storeName, materialized, { key: state.keySerde, value: valueSerde }, where);
+      return new KTable(materializedTable(builder, name, storeName, serdes));
+    }
+    return new KTable({
+      builder,
+      nodeName: name,
+      keySerde: state.keySerde,
+      valueSerde,
+      storeName: null,
+      valueGetter: derivedValueGetter(state.valueGetter, derive),
+    });
+  }
+}
+

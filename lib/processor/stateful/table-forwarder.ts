@@ -1,0 +1,38 @@
+import type { CachedStore, KeyValueStore } from "../../state/index.ts";
+import type { ProcessorContext } from "../api.ts";
+import { StreamRecord } from "../record.ts";
+import type { Change } from "./change.ts";
+
+/** A key-value store as DSL processors use it: the state layer's metered store. */
+export type TableStore<K, V> = KeyValueStore<K, V> & CachedStore<K, V>;
+
+/**
+ * Forwards the changes of a materialized table or aggregate (Kafka Streams'
+ * TimestampedTupleForwarder). When the store caches, updates reach downstream only when the
+ * cache flushes or evicts them (at commit), one per key per commit interval: the store's
+ * flush listener forwards them. Without a cache the processor forwards each update itself.
+ */
+export class TableForwarder<K, V> {
+  private readonly context: ProcessorContext<K, Change<V>>;
+  private readonly cached: boolean;
+
+  constructor(context: ProcessorContext<K, Change<V>>, store: TableStore<K, V>) {
+    this.context = context;
+    // Old values are always asked for: downstream subtractors and filters need them.
+    this.cached = store.setFlushListener((r) => {
+      // A key written and deleted again within one interval, never seen downstream: nothing to say.
+      if (r.newValue === null && r.oldValue === null) return;
+      context.forward(new StreamRecord(r.key, { newValue: r.newValue, oldValue: r.oldValue }, r.timestampMs));
+    }, true);
+  }
+
+  /** True when the store holds updates back until it flushes. */
+  get caching(): boolean {
+    return this.cached;
+  }
+
+  /** Call after writing `newValue` to the store; forwards now unless the cache will. */
+  maybeForward(record: StreamRecord<K, unknown>, newValue: V | null, oldValue: V | null): void {
+    if (!this.cached) this.context.forward(record.withValue({ newValue, oldValue }));
+  }
+}
