@@ -12,7 +12,8 @@ import type { SubTopology } from "../topology/index.ts";
  * layers, caches and changelogs as in production), removed again on close.
  */
 export class DriverStateDirectory {
-  private readonly root: string;
+  /** The temporary state directory; removed by close(). */
+  readonly root: string;
   private readonly directory: StateDirectory;
   private readonly taskStores: TaskStores[] = [];
 

@@ -72,7 +72,7 @@ export class TopologyTestDriver {
   private readonly tasks: StreamTask[];
   private readonly stores = new Map<string, { task: StreamTask; get: () => unknown }>();
   private readonly taskStores: TaskStores[] = [];
-  private readonly stateDirectory: DriverStateDirectory | null;
+  private readonly stateDir: DriverStateDirectory | null;
   private readonly commitEachRecord: boolean;
   private readonly outputs = new Map<string, CapturedRecord[]>();
   private captured = 0;
@@ -85,7 +85,7 @@ export class TopologyTestDriver {
     this.wallClockMs = options.initialWallClockMs ?? 0;
     this.commitEachRecord = (options.commit ?? "each-record") === "each-record";
     const factory = options.storeFactory;
-    this.stateDirectory = factory ? null : new DriverStateDirectory(this.applicationId);
+    this.stateDir = factory ? null : new DriverStateDirectory(this.applicationId);
     try {
       this.tasks = this.createTasks(topology, options, factory);
       for (const task of this.tasks) task.init();
@@ -132,7 +132,7 @@ export class TopologyTestDriver {
       if (factory) {
         for (const spec of sub.stores) taskStores.set(spec.name, factory(spec, storeContext));
       } else {
-        const real = this.stateDirectory!.open({
+        const real = this.stateDir!.open({
           taskId,
           applicationId: this.applicationId,
           subtopology: sub,
@@ -197,6 +197,11 @@ export class TopologyTestDriver {
     for (const stores of this.taskStores) stores.commit(ends);
   }
 
+  /** The temporary state directory the stores live in (removed by `close()`); null with a storeFactory. */
+  get stateDirectory(): string | null {
+    return this.stateDir?.root ?? null;
+  }
+
   get wallClockTimeMs(): number {
     return this.wallClockMs;
   }
@@ -234,7 +239,7 @@ export class TopologyTestDriver {
   }
 
   private closeStores(): void {
-    this.stateDirectory?.close();
+    this.stateDir?.close();
   }
 
   private pipe(topic: string, key: Buffer | null, value: Buffer | null, timestamp: number | undefined, headers: Headers): void {
