@@ -60,11 +60,17 @@ export function createKafkaClient(connection: KafkaConnection, logger: Logger = 
   };
 }
 
+// Retries are bounded on purpose: a commit cycle that runs out of them is rewound (at
+// least once) or aborted (exactly once), so no duplicate escapes; the client's warning
+// that bounded retries "may invalidate EoS" does not apply and only alarms.
+const ignoredMessages = new Set(["Limiting retries for the idempotent producer may invalidate EoS guarantees"]);
+
 function forward(logger: Logger, entry: LogEntry): void {
   // Only the fields the client puts in its log line; it never logs credentials.
   const { message, error, groupId, topic, partition, retryCount, retryTime } = entry.log as Record<string, unknown>;
   const fields = { namespace: entry.namespace, error, groupId, topic, partition, retryCount, retryTime };
   const text = String(message);
+  if (ignoredMessages.has(text)) return;
   if (entry.level === ClientLogLevel.ERROR) logger.error(text, fields);
   else if (entry.level === ClientLogLevel.WARN) logger.warn(text, fields);
   else if (entry.level === ClientLogLevel.INFO) logger.info(text, fields);

@@ -1,7 +1,32 @@
 import type { IHeaders, KafkaMessage, Message, RecordMetadata, TopicMessages } from "kafkajs";
-import type { FetchedRecord, Headers, OutgoingRecord, RecordPosition, TopicPartitionOffset } from "./types.ts";
+import type { FetchedRecord, Headers, LastOffsets, OutgoingRecord, TopicPartitionOffset } from "./types.ts";
 
 /** Converts between the client's message shapes and the boundary's records. */
+
+// Below the broker's default message.max.bytes (1 MiB): the client puts a request's
+// records for one partition into one record batch, and the broker refuses a batch above
+// that limit. Records are sent in chunks no larger than this.
+export const MAX_CHUNK_BYTES = 512 * 1024;
+
+/** Splits records into consecutive chunks of at most `maxBytes` (approximately; at least one record each). */
+export function chunkRecords(records: OutgoingRecord[], maxBytes = MAX_CHUNK_BYTES): OutgoingRecord[][] {
+  const chunks: OutgoingRecord[][] = [];
+  let current: OutgoingRecord[] = [];
+  let bytes = 0;
+  for (const r of records) {
+    let size = 70 + (r.key?.length ?? 0) + (r.value?.length ?? 0);
+    if (r.headers) for (const name in r.headers) size += name.length + r.headers[name]!.length + 8;
+    if (current.length > 0 && bytes + size > maxBytes) {
+      chunks.push(current);
+      current = [];
+      bytes = 0;
+    }
+    current.push(r);
+    bytes += size;
+  }
+  if (current.length > 0) chunks.push(current);
+  return chunks;
+}
 
 export function toTopicMessages(records: OutgoingRecord[]): TopicMessages[] {
   const byTopic = new Map<string, Message[]>();
@@ -17,12 +42,20 @@ export function toTopicMessages(records: OutgoingRecord[]): TopicMessages[] {
   return [...byTopic].map(([topic, messages]) => ({ topic, messages }));
 }
 
-export function toPositions(metadata: RecordMetadata[]): RecordPosition[] {
-  return metadata.map((m) => ({
-    topic: m.topicName,
-    partition: m.partition,
-    baseOffset: Number(m.baseOffset ?? m.offset ?? -1),
-  }));
+/** Adds one acknowledged chunk's last offsets (base offset + records sent there - 1) to `into`. */
+export function addLastOffsets(into: LastOffsets, chunk: OutgoingRecord[], metadata: RecordMetadata[]): void {
+  const counts = new Map<string, number>();
+  for (const r of chunk) {
+    if (r.partition === undefined) continue;
+    const key = `${r.topic}:${r.partition}`;
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+  }
+  for (const m of metadata) {
+    const key = `${m.topicName}:${m.partition}`;
+    const count = counts.get(key);
+    const base = Number(m.baseOffset ?? m.offset ?? -1);
+    if (count !== undefined && base >= 0) into.set(key, base + count - 1);
+  }
 }
 
 export function toFetchedRecord(topic: string, partition: number, message: KafkaMessage): FetchedRecord {

@@ -1,8 +1,8 @@
 import type { Kafka, Producer } from "kafkajs";
 import { Partitioners } from "./kafkajs.ts";
 import { guarded } from "./errors.ts";
-import { toPositions, toTopicMessages } from "./messages.ts";
-import type { OutgoingRecord, RecordPosition } from "./types.ts";
+import { addLastOffsets, chunkRecords, toTopicMessages } from "./messages.ts";
+import type { LastOffsets, OutgoingRecord } from "./types.ts";
 
 export interface ProducerOptions {
   /** Idempotent writes (acks=all, one request in flight): no duplicates from client retries. */
@@ -31,12 +31,13 @@ export class KafkaProducer {
     return this.#producer.disconnect();
   }
 
-  /** Sends the records (acks=all) and resolves once every one is acknowledged. */
-  async send(records: OutgoingRecord[]): Promise<RecordPosition[]> {
-    if (records.length === 0) return [];
-    const metadata = await guarded("produce records", () =>
-      this.#producer.sendBatch({ acks: -1, topicMessages: toTopicMessages(records) }),
-    );
-    return toPositions(metadata);
+  /** Sends the records (acks=all) in order and resolves once every one is acknowledged. */
+  async send(records: OutgoingRecord[]): Promise<LastOffsets> {
+    const written: LastOffsets = new Map();
+    for (const chunk of chunkRecords(records)) {
+      const metadata = await guarded("produce records", () => this.#producer.sendBatch({ acks: -1, topicMessages: toTopicMessages(chunk) }));
+      addLastOffsets(written, chunk, metadata);
+    }
+    return written;
   }
 }

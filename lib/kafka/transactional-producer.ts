@@ -2,8 +2,8 @@ import type { Kafka, Producer, Transaction } from "kafkajs";
 import { Partitioners } from "./kafkajs.ts";
 import { CommitUncertainError, FatalError } from "../errors/index.ts";
 import { errorType, guarded, translateError } from "./errors.ts";
-import { groupByTopic, toPositions, toTopicMessages } from "./messages.ts";
-import type { OutgoingRecord, RecordPosition, TopicPartitionOffset } from "./types.ts";
+import { addLastOffsets, chunkRecords, groupByTopic, toTopicMessages } from "./messages.ts";
+import type { LastOffsets, OutgoingRecord, TopicPartitionOffset } from "./types.ts";
 
 export type TransactionState = "new" | "ready" | "in_transaction" | "broken" | "closed";
 
@@ -64,12 +64,15 @@ export class TransactionalProducer {
     this.#state = "in_transaction";
   }
 
-  async send(records: OutgoingRecord[]): Promise<RecordPosition[]> {
+  async send(records: OutgoingRecord[]): Promise<LastOffsets> {
     const transaction = this.#current("send");
-    if (records.length === 0) return [];
+    const written: LastOffsets = new Map();
     try {
-      const metadata = await transaction.sendBatch({ acks: -1, topicMessages: toTopicMessages(records) });
-      return toPositions(metadata);
+      for (const chunk of chunkRecords(records)) {
+        const metadata = await transaction.sendBatch({ acks: -1, topicMessages: toTopicMessages(chunk) });
+        addLastOffsets(written, chunk, metadata);
+      }
+      return written;
     } catch (error) {
       throw this.#fail(error, "send records in transaction");
     }

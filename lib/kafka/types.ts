@@ -32,11 +32,11 @@ export interface OutgoingRecord {
   headers?: Headers;
 }
 
-/** Where a produced record landed. */
-export interface RecordPosition extends TopicPartition {
-  /** Offset of the first record of this send in that partition. */
-  baseOffset: number;
-}
+/**
+ * After a send: the offset of the last record written, per "topic:partition", for the
+ * records that named their partition (changelog records always do).
+ */
+export type LastOffsets = Map<string, number>;
 
 export interface TopicSpec {
   name: string;

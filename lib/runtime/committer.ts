@@ -3,7 +3,6 @@ import type { Logger } from "../observability/index.ts";
 import type { EngineTask } from "./engine-task.ts";
 import { TaskTransaction } from "./eos/task-transaction.ts";
 import { faultPoint } from "./fault-points.ts";
-import { lastOffsets } from "./output-buffer.ts";
 
 /** Makes a commit interval durable for a set of tasks. */
 export interface Committer {
@@ -36,8 +35,7 @@ export class AtLeastOnceCommitter implements Committer {
     for (const task of tasks) {
       task.prepareCommit();
       const records = task.output.drain();
-      const positions = await this.#producer.send(records);
-      task.outputFlushed(lastOffsets(records, positions));
+      task.outputFlushed(await this.#producer.send(records));
     }
     return true;
   }
@@ -109,9 +107,9 @@ export class ExactlyOnceCommitter implements Committer {
       const transaction = this.#transactions.get(task.id);
       if (!transaction) throw new Error(`task ${task.id} was not prepared for exactly-once`);
       try {
-        const positions = await transaction.commit(this.#groupId, records, offsets);
+        const written = await transaction.commit(this.#groupId, records, offsets);
         faultPoint("eos.after-kafka-commit");
-        task.outputFlushed(lastOffsets(records, positions));
+        task.outputFlushed(written);
         task.offsetsCommitted(offsets);
         committed.push(...offsets);
       } catch (error) {

@@ -24,7 +24,7 @@ export interface StreamsConfig {
   processingGuarantee?: ProcessingGuarantee;
   /** Must exceed the commit interval. Default 10 000 ms. */
   transactionTimeoutMs?: number;
-  /** Records buffered per input partition before its fetching pauses. Default 1000. */
+  /** Records buffered per input partition before its fetching pauses. Default 10 000. */
   maxBufferedRecordsPerPartition?: number;
   /** Records processed between yields to the event loop. Default 1000. */
   maxRecordsPerLoop?: number;
@@ -76,7 +76,7 @@ export function resolveConfig(config: StreamsConfig): ResolvedConfig {
     commitIntervalMs: config.commitIntervalMs ?? (guarantee === "exactly_once" ? 100 : 30_000),
     processingGuarantee: guarantee,
     transactionTimeoutMs: config.transactionTimeoutMs ?? 10_000,
-    maxBufferedRecordsPerPartition: config.maxBufferedRecordsPerPartition ?? 1000,
+    maxBufferedRecordsPerPartition: config.maxBufferedRecordsPerPartition ?? 10_000,
     maxRecordsPerLoop: config.maxRecordsPerLoop ?? 1000,
     clientId: config.clientId ?? applicationId,
     sessionTimeoutMs: config.sessionTimeoutMs ?? 10_000,

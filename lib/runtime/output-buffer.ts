@@ -42,20 +42,3 @@ export class OutputBuffer {
     this.#records = [];
   }
 }
-
-/** The last offset written per topic-partition by one send (changelog checkpoints need it). */
-export function lastOffsets(records: OutgoingRecord[], positions: { topic: string; partition: number; baseOffset: number }[]): Map<string, number> {
-  const counts = new Map<string, number>();
-  for (const r of records) {
-    if (r.partition === undefined) continue;
-    const key = `${r.topic}:${r.partition}`;
-    counts.set(key, (counts.get(key) ?? 0) + 1);
-  }
-  const result = new Map<string, number>();
-  for (const p of positions) {
-    const key = `${p.topic}:${p.partition}`;
-    const count = counts.get(key);
-    if (count !== undefined && p.baseOffset >= 0) result.set(key, p.baseOffset + count - 1);
-  }
-  return result;
-}

@@ -36,6 +36,10 @@ const app = new StreamsApp(chosen.topology(env("INPUT"), output), {
 let cpuStart = process.cpuUsage();
 let start = performance.now();
 app.onStateChange((state) => {
+  if (state === "ERROR") {
+    console.error(`workload ${chosen.name} failed: ${app.error?.message}`);
+    process.exit(1);
+  }
   if (state === "RUNNING") {
     cpuStart = process.cpuUsage();
     start = performance.now();

@@ -1,5 +1,5 @@
 import { CommitUncertainError, FencedError, RetriableError } from "../../errors/index.ts";
-import type { KafkaClient, OutgoingRecord, RecordPosition, TopicPartitionOffset, TransactionalProducer } from "../../kafka/index.ts";
+import type { KafkaClient, LastOffsets, OutgoingRecord, TopicPartitionOffset, TransactionalProducer } from "../../kafka/index.ts";
 import type { Logger } from "../../observability/index.ts";
 import { faultPoint } from "../fault-points.ts";
 
@@ -53,7 +53,7 @@ export class TaskTransaction {
     this.#producer = producer;
   }
 
-  async commit(groupId: string, records: OutgoingRecord[], offsets: TopicPartitionOffset[]): Promise<RecordPosition[]> {
+  async commit(groupId: string, records: OutgoingRecord[], offsets: TopicPartitionOffset[]): Promise<LastOffsets> {
     const retries = this.#options.retries ?? 5;
     for (let attempt = 0; ; attempt++) {
       const producer = this.#producer;
