@@ -20,6 +20,28 @@ export {
   type LoggedStoreBuilder,
 } from "./dsl/index.ts";
 
+// Event time and windows (docs/windows.md)
+export {
+  BufferConfig,
+  SessionWindowedKStream,
+  Suppressed,
+  TimeWindowedKStream,
+  TimestampExtractors,
+  type MissingTime,
+  type TimeValue,
+} from "./dsl/index.ts";
+export {
+  EmitStrategy,
+  LATE_RECORD_HEADERS,
+  SessionWindows,
+  SlidingWindows,
+  TimeWindows,
+  WindowedMetrics,
+  WindowedSerdes,
+  type EmitStrategyType,
+  type WindowedOperatorMetrics,
+} from "./processor/index.ts";
+
 // Topology
 export {
   Topology,

@@ -13,3 +13,7 @@ export { KGroupedTable } from "./kgrouped-table.ts";
 export { CogroupedKStream } from "./cogrouped-kstream.ts";
 export { Materialized } from "./options/materialized.ts";
 export { Grouped } from "./options/grouped.ts";
+export { TimeWindowedKStream } from "./windows/time-windowed-kstream.ts";
+export { SessionWindowedKStream } from "./windows/session-windowed-kstream.ts";
+export { BufferConfig, Suppressed } from "./windows/suppressed.ts";
+export { TimestampExtractors, type MissingTime, type TimeValue } from "./time/timestamp-extractors.ts";

@@ -6,6 +6,9 @@ import { KTable } from "./ktable.ts";
 import type { Materialized } from "./options/materialized.ts";
 import { Named } from "./options/named.ts";
 import { aggregateGroupedStream } from "./stream-aggregation.ts";
+import type { SessionWindows, SlidingWindows, TimeWindows } from "../processor/index.ts";
+import { SessionWindowedKStream } from "./windows/session-windowed-kstream.ts";
+import { TimeWindowedKStream } from "./windows/time-windowed-kstream.ts";
 
 /** The state of a KGroupedStream, behind a symbol lib/index.ts does not export (windowedBy reads it). */
 export const GROUPED_STREAM_STATE: unique symbol = Symbol("sluice.groupedStreamState");
@@ -90,6 +93,20 @@ export class KGroupedStream<K, V> {
         where: "aggregate()",
       }),
     );
+  }
+
+  /**
+   * Aggregates per key and window: tumbling or hopping (`TimeWindows`), sliding
+   * (`SlidingWindows`) or sessions (`SessionWindows`). See docs/windows.md.
+   *
+   * @example
+   *   clicks.groupByKey().windowedBy(TimeWindows.ofSizeAndGrace(60_000, 10_000)).count();
+   */
+  windowedBy(windows: TimeWindows | SlidingWindows): TimeWindowedKStream<K, V>;
+  windowedBy(windows: SessionWindows): SessionWindowedKStream<K, V>;
+  windowedBy(windows: TimeWindows | SlidingWindows | SessionWindows): TimeWindowedKStream<K, V> | SessionWindowedKStream<K, V> {
+    const state = this[GROUPED_STREAM_STATE];
+    return windows.kind === "session" ? new SessionWindowedKStream<K, V>(state, windows) : new TimeWindowedKStream<K, V>(state, windows);
   }
 
   /**

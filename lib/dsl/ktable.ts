@@ -13,6 +13,7 @@ import type { Grouped } from "./options/grouped.ts";
 import type { Materialized } from "./options/materialized.ts";
 import { Named } from "./options/named.ts";
 import { nodeName } from "./stream-node.ts";
+import { suppressTable, type Suppressed } from "./windows/suppressed.ts";
 import { materializedTable, TABLE_STATE, type TableState } from "./table-node.ts";
 
 /**
@@ -57,6 +58,14 @@ export class KTable<K, V> {
     return this.transform("KTABLE-MAPVALUES-", named, materialized, false, (store) => new TableMapValuesProcessor(mapper, store), (k, v) =>
       mapper(v as V, k as K),
     );
+  }
+
+  /**
+   * Holds back a windowed table's updates and emits exactly one final result per window,
+   * when stream time passes the window's end + grace; see {@link Suppressed}.
+   */
+  suppress(suppressed: Suppressed): KTable<K, V> {
+    return new KTable(suppressTable(this[TABLE_STATE], suppressed));
   }
 
   /** The table's changes as a stream of new values; a deleted row is a tombstone (null value). */

@@ -39,3 +39,5 @@ export {
   type TableValueGetter,
   type TableValueGetterSupplier,
 } from "./stateful/value-getter.ts";
+// Windows, windowed aggregations, emit-on-close buffers and suppression.
+export * from "./windowed/index.ts";

@@ -1,0 +1,123 @@
+import type { KeyValueStore, StateStore } from "../../state/index.ts";
+
+/** The entry that holds the buffer's stream time; result keys start with a close time < 2^53 (byte 0x00) and are 24+ bytes. */
+const STREAM_TIME_KEY = Buffer.from([0xff]);
+
+function int64(value: number): Buffer {
+  const b = Buffer.allocUnsafe(8);
+  b.writeBigInt64BE(BigInt(value));
+  return b;
+}
+
+/** One window's latest result, waiting for its window to close. */
+export interface BufferedResult {
+  readonly closesAtMs: number;
+  readonly startMs: number;
+  readonly endMs: number;
+  readonly keyBytes: Buffer;
+  readonly valueBytes: Buffer;
+  readonly timestampMs: number;
+}
+
+/**
+ * The durable buffer behind emit-on-window-close and `suppress(untilWindowCloses)`: a
+ * logged key-value store (so its changelog restores it) holding each open window's latest
+ * result under `[closes at][start][end][key bytes]`, ordered by the stream time at which
+ * the window closes. When stream time reaches that, the result is emitted and its entry
+ * deleted in the same task transaction, so after a crash a window is neither lost (the
+ * entry is still there) nor emitted twice (the delete committed with the output).
+ *
+ * It also keeps the operator's stream time durable: stream time is what decides that a
+ * window closed, and the task's own stream time starts from nothing after a restart, which
+ * would reopen windows already emitted. The time is written to the store at each flush
+ * (each commit), with the output and offsets it belongs to.
+ */
+export class FinalResultBuffer implements StateStore {
+  readonly name: string;
+  readonly persistent: boolean;
+  private readonly store: KeyValueStore<Buffer, Buffer>;
+  private time: number;
+  private persistedTime: number;
+  /** No entry closes before this (a lower bound): saves a scan per record. */
+  private earliestClose = Number.MIN_SAFE_INTEGER;
+
+  constructor(store: KeyValueStore<Buffer, Buffer>) {
+    this.store = store;
+    this.name = store.name;
+    this.persistent = store.persistent;
+    this.time = this.persistedTime = this.readTime();
+  }
+
+  /** Re-reads what is committed (after a rollback of the task's database). */
+  reload(): void {
+    this.time = this.persistedTime = this.readTime();
+    this.earliestClose = Number.MIN_SAFE_INTEGER;
+  }
+
+  /** Stream time as this operator knows it: the larger of the task's and the durable one. */
+  observe(taskStreamTimeMs: number): number {
+    if (taskStreamTimeMs > this.time) this.time = taskStreamTimeMs;
+    return this.time;
+  }
+
+  get streamTimeMs(): number {
+    return this.time;
+  }
+
+  /** Keeps the window's latest result (null: forget it, e.g. a session merged into another). */
+  put(closesAtMs: number, startMs: number, endMs: number, keyBytes: Buffer, valueBytes: Buffer | null, timestampMs: number): void {
+    const key = Buffer.concat([int64(closesAtMs), int64(startMs), int64(endMs), keyBytes]);
+    if (valueBytes === null) {
+      this.store.delete(key);
+      return;
+    }
+    this.store.put(key, Buffer.concat([int64(timestampMs), valueBytes]));
+    if (closesAtMs < this.earliestClose) this.earliestClose = closesAtMs;
+  }
+
+  /**
+   * Removes and returns, in close-time order, every result whose window has closed by
+   * stream time `nowMs`.
+   */
+  takeClosed(nowMs: number): BufferedResult[] {
+    if (nowMs < this.earliestClose) return [];
+    const entries = this.store.range(null, int64(nowMs + 1));
+    this.earliestClose = nowMs + 1;
+    const results: BufferedResult[] = [];
+    for (const { key, value } of entries) {
+      if (key.length < 24) continue;
+      this.store.delete(key);
+      results.push({
+        closesAtMs: Number(key.readBigInt64BE(0)),
+        startMs: Number(key.readBigInt64BE(8)),
+        endMs: Number(key.readBigInt64BE(16)),
+        keyBytes: key.subarray(24),
+        valueBytes: value.subarray(8),
+        timestampMs: Number(value.readBigInt64BE(0)),
+      });
+    }
+    return results;
+  }
+
+  /** Results still waiting (for tests and metrics). */
+  pending(): number {
+    return this.store.all().filter((e) => e.key.length >= 24).length;
+  }
+
+  flush(): void {
+    if (this.time > this.persistedTime) {
+      this.store.put(STREAM_TIME_KEY, int64(this.time));
+      this.persistedTime = this.time;
+    }
+    this.store.flush();
+  }
+
+  close(): void {
+    this.store.close();
+  }
+
+  private readTime(): number {
+    const stored = this.store.get(STREAM_TIME_KEY);
+    return stored === null ? -1 : Number(stored.readBigInt64BE(0));
+  }
+}
