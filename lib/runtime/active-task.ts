@@ -1,4 +1,4 @@
-import { FatalError } from "../errors/index.ts";
+import { FatalError, type ExceptionHandlerConfig } from "../errors/index.ts";
 import type { FetchedRecord, KafkaClient, TopicPartition, TopicPartitionOffset } from "../kafka/index.ts";
 import type { StateDirectory } from "../state/index.ts";
 import type { Logger } from "../observability/index.ts";
@@ -18,6 +18,7 @@ export interface TaskEnvironment {
   /** This process's lock on `<stateDir>/<applicationId>`; opens task databases. */
   stateDirectory: StateDirectory;
   client: KafkaClient;
+  exceptionHandlers: ExceptionHandlerConfig;
 }
 
 /** A running task as the stream thread sees it: the processing core plus its Kafka-facing buffers. */
@@ -72,7 +73,7 @@ class ActiveTask implements EngineTask {
           return store;
         },
       },
-      exceptionHandlers: { ...config.exceptionHandlers, logger: config.exceptionHandlers.logger ?? { warn: (m) => logger.warn(m), error: (m) => logger.error(m) } },
+      exceptionHandlers: environment.exceptionHandlers,
       maxBufferedRecordsPerPartition: config.maxBufferedRecordsPerPartition,
     });
   }

@@ -1,8 +1,10 @@
+import type { ExceptionHandler } from "../errors/index.ts";
 import type { GroupConsumer, KafkaClient, KafkaProducer, OutgoingRecord, TopicPartitionOffset } from "../kafka/index.ts";
 import type { Logger } from "../observability/index.ts";
 import type { EngineTask } from "./engine-task.ts";
 import { TaskTransaction } from "./eos/task-transaction.ts";
 import { faultPoint } from "./fault-points.ts";
+import { sendWithProductionHandler } from "./production-failures.ts";
 
 /** Makes a commit interval durable for a set of tasks. */
 export interface Committer {
@@ -23,10 +25,12 @@ export interface Committer {
 export class AtLeastOnceCommitter implements Committer {
   readonly #producer: KafkaProducer;
   readonly #consumer: GroupConsumer;
+  readonly #productionHandler: ExceptionHandler;
 
-  constructor(producer: KafkaProducer, consumer: GroupConsumer) {
+  constructor(producer: KafkaProducer, consumer: GroupConsumer, productionHandler: ExceptionHandler) {
     this.#producer = producer;
     this.#consumer = consumer;
+    this.#productionHandler = productionHandler;
   }
 
   async prepare(): Promise<void> {}
@@ -35,7 +39,7 @@ export class AtLeastOnceCommitter implements Committer {
     for (const task of tasks) {
       task.prepareCommit();
       const records = task.output.drain();
-      task.outputFlushed(await this.#producer.send(records));
+      task.outputFlushed(await sendWithProductionHandler(this.#producer, task.id, records, this.#productionHandler));
     }
     return true;
   }

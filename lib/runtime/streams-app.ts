@@ -1,4 +1,4 @@
-import { ConfigError, FatalError, RetriableError } from "../errors/index.ts";
+import { ConfigError, FatalError, RetriableError, resolveExceptionHandlers, type ExceptionHandlerConfig } from "../errors/index.ts";
 import { createKafkaClient, type GroupConsumer, type KafkaAdmin, type KafkaClient, type TopicPartition } from "../kafka/index.ts";
 import { consoleLogger, type Logger } from "../observability/index.ts";
 import { CompositeReadOnlyKeyValueStore, StateDirectory, type ReadOnlyKeyValueStore } from "../state/index.ts";
@@ -165,9 +165,10 @@ export class StreamsApp {
     } else {
       const producer = client.producer({ idempotent: true });
       await producer.connect();
-      committer = new AtLeastOnceCommitter(producer, consumer);
+      committer = new AtLeastOnceCommitter(producer, consumer, resolveExceptionHandlers(this.#handlerConfig()).production);
     }
     const environment: TaskEnvironment = {
+      exceptionHandlers: this.#handlerConfig(),
       topology,
       config,
       logger: this.#logger,
@@ -204,6 +205,12 @@ export class StreamsApp {
         else this.#enterError(new FatalError(`the consumer stopped: ${error.message}`, { cause: error }));
       },
     });
+  }
+
+  // Handlers log through the app's logger unless the user gave them their own.
+  #handlerConfig(): ExceptionHandlerConfig {
+    const handlers = this.#config.exceptionHandlers;
+    return { ...handlers, logger: handlers.logger ?? { warn: (m) => this.#logger.warn(m), error: (m) => this.#logger.error(m) } };
   }
 
   #taskIdOf(tp: TopicPartition): string {

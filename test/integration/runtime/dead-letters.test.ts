@@ -67,3 +67,45 @@ describe("poison records on the real broker", () => {
     expect(h(failing, "stacktrace")).toContain("RangeError");
   });
 });
+
+describe("records the broker refuses to accept", () => {
+  it("are handed to the production handler one by one while the rest of the batch is written", async () => {
+    const admin = testClient().admin();
+    await admin.connect();
+    const input = uniqueName("in");
+    const output = uniqueName("small-out");
+    const dlq = uniqueName("out-dlq");
+    await admin.createTopics([
+      { name: input, partitions: 1 },
+      { name: output, partitions: 1, configs: { "max.message.bytes": "2000" } },
+      { name: dlq, partitions: 1 },
+    ]);
+    const producer = testClient().producer();
+    await producer.connect();
+    await producer.send(["small-1", "x".repeat(5000), "small-2"].map((v, i) => ({ topic: input, key: Buffer.from(`k${i}`), value: Buffer.from(v) })));
+    await producer.disconnect();
+
+    const builder = new StreamsBuilder();
+    builder.stream(input, Consumed.with(Serdes.string(), Serdes.string())).to(output, Produced.with(Serdes.string(), Serdes.string()));
+    const app = new StreamsApp(builder.build(), {
+      applicationId: uniqueName("too-large"),
+      bootstrapServers: bootstrap(),
+      stateDir: mkdtempSync(join(tmpdir(), "sluice-")),
+      commitIntervalMs: 100,
+      logger: silentLogger,
+      exceptionHandlers: { production: { deadLetterTopic: dlq }, logger: { warn() {}, error() {} } },
+    });
+    await app.start({ handleSignals: false });
+    const letters = await waitFor("the refused record in the dead-letter topic", async () => {
+      const r = await readTopic(dlq, { count: 1 });
+      return r.length >= 1 ? r : null;
+    }, 60_000);
+    const written = await readTopic(output, { count: 2 });
+    await app.close();
+    await admin.disconnect();
+    expect(written.map((r) => r.value?.toString())).toEqual(["small-1", "small-2"]);
+    expect(letters[0]!.value?.toString()).toHaveLength(5000);
+    expect(letters[0]!.headers["__streams.errors.topic"]?.toString()).toBe(output);
+    expect(letters[0]!.headers["__streams.errors.message"]?.toString()).toMatch(/MESSAGE_TOO_LARGE|larger than/);
+  });
+});
