@@ -71,6 +71,13 @@ function forward(logger: Logger, entry: LogEntry): void {
   const fields = { namespace: entry.namespace, error, groupId, topic, partition, retryCount, retryTime };
   const text = String(message);
   if (ignoredMessages.has(text)) return;
+  // The client logs every error response of a request it then retries (a coordinator
+  // still loading, a leader moving) at error level; what matters reaches us as an error
+  // of the operation, so single responses are debug lines.
+  if (entry.namespace === "Connection" && text.startsWith("Response ")) {
+    logger.debug(text, fields);
+    return;
+  }
   if (entry.level === ClientLogLevel.ERROR) logger.error(text, fields);
   else if (entry.level === ClientLogLevel.WARN) logger.warn(text, fields);
   else if (entry.level === ClientLogLevel.INFO) logger.info(text, fields);
