@@ -33,6 +33,8 @@ export interface ScenarioConfig {
   tailMs?: number;
   /** Extra environment of a worker's first run only (fault points). */
   firstRunEnv?: Record<string, Record<string, string>>;
+  /** Whether the row goes into test/chaos/last-run.md (the make-test subset only prints it). */
+  recordFigures?: boolean;
 }
 
 interface PendingRecovery {
@@ -59,13 +61,14 @@ export class Scenario {
   #timer: NodeJS.Timeout | null = null;
   #busy = false;
   #failedStarts = 0;
-  #history: { at: number; offsets: Map<number, number> }[] = [];
+  /** Offsets committed right after an armed worker killed itself (it may do so before the fault phase). */
+  readonly #offsetsAtCrash = new Map<WorkerProcess, Promise<Map<number, number>>>();
   #broken: string | null = null;
 
   constructor(config: ScenarioConfig) {
     this.config = {
       partitions: 4, keys: 40, rate: 300, commitIntervalMs: 200, sessionTimeoutMs: 6_000, transactionTimeoutMs: 10_000,
-      heartbeatIntervalMs: 1_000, warmupMs: 3_000, tailMs: 2_000, ...config,
+      heartbeatIntervalMs: 1_000, warmupMs: 3_000, tailMs: 2_000, recordFigures: true, ...config,
     };
     this.applicationId = uniqueName(`chaos-${config.name.replace(/[^a-z0-9]+/gi, "-")}`);
     this.input = `${this.applicationId}-in`;
@@ -96,6 +99,7 @@ export class Scenario {
 
   start(name: string, extraEnv: Record<string, string> = {}): WorkerProcess {
     const w = new WorkerProcess(this.spec(name), extraEnv);
+    if (extraEnv["SLUICE_FAULT_POINT"]) this.#offsetsAtCrash.set(w, w.exited.then(() => this.#committed()).catch(() => new Map<number, number>()));
     this.workers.set(name, w);
     this.all.push(w);
     return w;
@@ -116,7 +120,7 @@ export class Scenario {
     const exit = await w.exited;
     clearTimeout(timer);
     if (exit.signal !== "SIGKILL" || w.expectedExit) throw new Error(`worker ${name} did not reach its fault point (exit ${JSON.stringify(exit)})`);
-    this.markFault(w.exitedAt);
+    this.markFault(w.exitedAt, this.#offsetsAtCrash.get(w));
     this.start(name, restartEnv);
   }
 
@@ -126,13 +130,10 @@ export class Scenario {
   }
 
   /** Starts measuring recovery: seconds until every input partition's committed offset moves past its value now. */
-  markFault(at = Date.now()): void {
-    // A fault in the past (a worker that killed itself at a fault point) is measured from the
-    // offsets committed before it, which the supervisor's tick keeps a short history of.
-    const before = this.#history.filter((h) => h.at <= at).pop();
-    const pending: PendingRecovery = { at, snapshot: before && Date.now() - at > 300 ? before.offsets : null, seconds: null };
+  markFault(at = Date.now(), offsets: Promise<Map<number, number>> = this.#committed()): void {
+    const pending: PendingRecovery = { at, snapshot: null, seconds: null };
     this.recoveries.push(pending);
-    if (pending.snapshot === null) void this.#committed().then((m) => (pending.snapshot = m), () => (pending.snapshot = new Map()));
+    void offsets.then((m) => (pending.snapshot = m), () => (pending.snapshot = new Map()));
   }
 
   /** Until every live worker is RUNNING and together they own every task exactly once. */
@@ -181,7 +182,7 @@ export class Scenario {
       await this.#until("the group has no members", 60_000, async () => (await this.#admin.describeGroup(this.applicationId)).members.length === 0);
       const verdict = await verify({ bootstrap: c.bootstrap, applicationId: this.applicationId, input: this.input, output: this.output, guarantee: c.guarantee });
       const row = this.#row(verdict);
-      const table = recordRow(row);
+      const table = c.recordFigures ? recordRow(row) : formatRow(row);
       console.log(`[chaos] ${c.name}: ${JSON.stringify(verdict)}\n[chaos] worker logs: ${this.logDir}\n${formatRow(row)}`);
       return { verdict, row, table };
     } catch (error) {
@@ -228,11 +229,9 @@ export class Scenario {
         console.log(`[chaos] worker ${name} exited unasked (${JSON.stringify(w.exit)}); restarting it\n${w.logTail(10)}`);
         this.start(name);
       }
-      const at = Date.now();
-      const now = await this.#committed();
-      this.#history.push({ at, offsets: now });
-      this.#history = this.#history.filter((h) => at - h.at < 60_000);
       const open = this.recoveries.filter((r) => r.seconds === null && r.snapshot !== null);
+      if (open.length === 0) return;
+      const now = await this.#committed();
       for (const r of open) {
         const moved = [...Array(this.config.partitions).keys()].every((p) => (now.get(p) ?? 0) > (r.snapshot!.get(p) ?? 0));
         if (moved) r.seconds = (Date.now() - r.at) / 1000;

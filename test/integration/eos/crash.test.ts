@@ -13,7 +13,7 @@ describe("exactly-once crash subset", () => {
   it("a crash inside the open transaction (eos.before-commit) is aborted by the next owner", async () => {
     const s = new Scenario({
       name: "crash at eos.before-commit (make test)", bootstrap: bootstrap(), guarantee: "exactly_once", workers: ["a", "b"],
-      rate: 200, warmupMs: 1_000, tailMs: 1_000,
+      rate: 200, warmupMs: 1_000, tailMs: 1_000, recordFigures: false,
       firstRunEnv: { a: { SLUICE_FAULT_POINT: "eos.before-commit", SLUICE_FAULT_AFTER: "20" } },
     });
     const { verdict } = await s.run(() => s.crashAtFaultPointAndRestart("a"));
@@ -24,7 +24,7 @@ describe("exactly-once crash subset", () => {
   it("a zombie woken after its tasks moved on adds nothing to the output", async () => {
     const s = new Scenario({
       name: "zombie (make test)", bootstrap: bootstrap(), guarantee: "exactly_once", workers: ["a", "b"],
-      rate: 200, warmupMs: 1_000, tailMs: 1_000, heartbeatIntervalMs: 2_500,
+      rate: 200, warmupMs: 1_000, tailMs: 1_000, heartbeatIntervalMs: 2_500, recordFigures: false,
     });
     const { verdict } = await s.run(async () => {
       s.markFault();
