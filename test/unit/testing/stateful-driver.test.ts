@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
-import { Consumed, Materialized, Produced, StreamsBuilder } from "../../../lib/dsl/index.ts";
+import { Consumed, Grouped, Materialized, Produced, StreamsBuilder } from "../../../lib/dsl/index.ts";
 import { Serdes } from "../../../lib/serdes/index.ts";
 import { TopologyTestDriver, type TopologyTestDriverOptions } from "../../../lib/testing/index.ts";
 
@@ -86,6 +86,33 @@ describe("record cache with the real stores", () => {
     driver.commit();
     // "gone" was written and deleted within the interval: downstream never hears of it.
     expect(driver.createOutputTopic("out", Serdes.string(), Serdes.string()).readKeyValuesToList()).toEqual([["k", "B"]]);
+  });
+});
+
+describe("committing across sub-topologies", () => {
+  it("flushes a cached table into KTable.groupBy's repartition topic and the cached count behind it in one commit", () => {
+    const b = new StreamsBuilder();
+    b.table("users", strings, Materialized.as("users"))
+      .groupBy((user, country) => [country, user] as const, Grouped.with(Serdes.string(), Serdes.string()))
+      .count(Materialized.as("per-country"))
+      .toStream()
+      .to("counts", Produced.with(Serdes.string(), Serdes.int64()));
+    driver = new TopologyTestDriver(b.build(), { commit: "manual" });
+    const input = driver.createInputTopic("users", Serdes.string(), Serdes.string());
+    const out = driver.createOutputTopic("counts", Serdes.string(), Serdes.int64());
+    input.pipeInput("ann", "FR");
+    input.pipeInput("bob", "FR");
+    driver.commit();
+    expect(out.readKeyValuesToList()).toEqual([["FR", 2n]]);
+    // ann moves and comes back, bob moves: the source's cache holds each user's last change only.
+    input.pipeInput("ann", "DE");
+    input.pipeInput("ann", "FR");
+    input.pipeInput("bob", "UK");
+    expect(out.isEmpty()).toBe(true);
+    driver.commit();
+    const counts = driver.getKeyValueStore<string, bigint>("per-country");
+    expect(counts.all()).toEqual([{ key: "FR", value: 1n }, { key: "UK", value: 1n }]);
+    expect(out.readKeyValuesToList()).toEqual([["FR", 1n], ["UK", 1n]]);
   });
 });
 
