@@ -14,8 +14,10 @@ import {
   Named,
   Serdes,
   StreamsBuilder,
+  type KeyValueStore,
   type KStream,
 } from "../../lib/index.ts";
+import type { TopologyTestDriver, TopologyTestDriverOptions } from "../../lib/testing/index.ts";
 
 type Expect<T extends true> = T;
 type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
@@ -105,3 +107,16 @@ export type CogroupTypes = [
 const otherKeys = b.stream("other", Consumed.with(Serdes.int32(), Serdes.int32())).groupByKey();
 // @ts-expect-error cogrouped streams share the key type
 cogrouped.cogroup(otherKeys, (k, n, agg) => agg);
+
+// The driver hands out typed key-value stores and takes the commit mode and cache budget.
+// (Types only: nothing here runs.)
+declare const driver: TopologyTestDriver;
+const countStore = driver.getKeyValueStore<string, bigint>("counts");
+export type DriverTypes = [
+  Expect<Equal<typeof countStore, KeyValueStore<string, bigint>>>,
+  Expect<Equal<ReturnType<typeof countStore.get>, bigint | null>>,
+  Expect<Equal<typeof driver.stateDirectory, string | null>>,
+];
+export const manual: TopologyTestDriverOptions = { commit: "manual", cacheMaxBytes: 0 };
+// @ts-expect-error commit is "each-record" or "manual"
+export const sometimes: TopologyTestDriverOptions = { commit: "sometimes" };
