@@ -204,6 +204,28 @@ describe("KTable.groupBy", () => {
     expect(players.get("high")).toEqual(["p1"]);
   });
 
+  it("names nodes, store and repartition topic as Kafka Streams does, and keeps the count's serdes for to()", () => {
+    const b = new StreamsBuilder();
+    b.table("t", strings)
+      .groupBy((k, v) => [v, k] as const, Grouped.with(Serdes.string(), Serdes.string()))
+      .count()
+      .toStream()
+      .to("out");
+    const topology = b.build();
+    expect(topology.internalTopics.map((t) => t.name)).toEqual([
+      "KTABLE-AGGREGATE-STATE-STORE-0000000004-repartition",
+      "t-STATE-STORE-0000000000-changelog",
+      "KTABLE-AGGREGATE-STATE-STORE-0000000004-changelog",
+    ]);
+    const text = topology.describe().toString();
+    expect(text).toContain("Processor: KTABLE-SELECT-0000000003 (stores: [])\n      --> KSTREAM-SINK-0000000005");
+    expect(text).toContain("Source: KSTREAM-SOURCE-0000000006 (topics: [KTABLE-AGGREGATE-STATE-STORE-0000000004-repartition])");
+    expect(text).toContain("Processor: KTABLE-AGGREGATE-0000000007 (stores: [KTABLE-AGGREGATE-STATE-STORE-0000000004])");
+    driver = new TopologyTestDriver(topology);
+    driver.createInputTopic("t", Serdes.string(), Serdes.string()).pipeInput("k", "v");
+    expect(outputOf("out", Serdes.int64()).readKeyValuesToList()).toEqual([["v", 1n]]);
+  });
+
   it("needs Grouped serdes, since the selector may change both types", () => {
     const b = new StreamsBuilder();
     const grouped = b.table("t", strings).groupBy((k, v) => [v, k] as const);
