@@ -40,6 +40,7 @@ export class FinalResultBuffer implements StateStore {
   private persistedTime: number;
   /** No entry closes before this (a lower bound): saves a scan per record. */
   private earliestClose = Number.MIN_SAFE_INTEGER;
+  private flushListener: (() => void) | null = null;
 
   constructor(store: KeyValueStore<Buffer, Buffer>) {
     this.store = store;
@@ -104,7 +105,17 @@ export class FinalResultBuffer implements StateStore {
     return this.store.all().filter((e) => e.key.length >= 24).length;
   }
 
+  /**
+   * Called first thing at each flush (commit). The task flushes its stores in the order they
+   * were added, so by then the caches of the stores upstream of this buffer have delivered
+   * everything: the moment a suppression can safely emit by the task's stream time.
+   */
+  onFlush(listener: () => void): void {
+    this.flushListener = listener;
+  }
+
   flush(): void {
+    this.flushListener?.();
     if (this.time > this.persistedTime) {
       this.store.put(STREAM_TIME_KEY, int64(this.time));
       this.persistedTime = this.time;

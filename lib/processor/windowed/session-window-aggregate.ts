@@ -57,11 +57,12 @@ export class SessionWindowAggregateProcessor<K, V, VA> extends WindowedAggregate
         continue;
       }
       store.remove(s.key);
-      this.emitUpdate(key, w, closesAt(w.endMs, windows.graceMs, true), null, s.value, timestamp);
+      this.emitUpdate(key, w, closesAt(w.endMs, windows.graceMs, true), null, s.value, endMs);
     }
     const merged = aggregation.add(key, value, aggregate);
     store.put({ key, window: { startMs, endMs } }, merged);
-    this.emitUpdate(key, { startMs, endMs }, closes, merged, same, timestamp);
+    // A session's result carries its end: the timestamp of its latest record.
+    this.emitUpdate(key, { startMs, endMs }, closes, merged, same, endMs);
     this.emitClosed(now);
   };
 }

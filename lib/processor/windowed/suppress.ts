@@ -23,7 +23,8 @@ export interface SuppressOptions<K, V> {
  * latest value in a durable buffer and forwards it once, when stream time reaches the
  * window's end + grace. A tombstone for a window not yet emitted (a session merged into
  * another) just removes it from the buffer: downstream never saw it. Stream time here is
- * the largest timestamp of the records that reached this node, kept durable in the buffer.
+ * the largest timestamp of the records that reached this node, kept durable in the buffer;
+ * at each commit, once the caches upstream have flushed, it catches up with the task's.
  */
 export class SuppressProcessor<K, V> implements Processor<Windowed<K>, Change<V>, Windowed<K>, Change<V>> {
   private context!: ProcessorContext<Windowed<K>, Change<V>>;
@@ -39,6 +40,8 @@ export class SuppressProcessor<K, V> implements Processor<Windowed<K>, Change<V>
     this.context = context;
     this.buffer = context.getStateStore<FinalResultBuffer>(this.options.bufferStoreName);
     this.metrics = WindowedMetrics.register(context.applicationId, context.taskId, this.options.nodeName);
+    // At commit every upstream cache has flushed into this node, so the task's stream time is safe to emit by.
+    this.buffer.onFlush(() => this.emitClosed(this.buffer.observe(context.currentStreamTimeMs())));
   }
 
   readonly process = (record: StreamRecord<Windowed<K>, Change<V>>): void => {

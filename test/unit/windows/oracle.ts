@@ -1,0 +1,169 @@
+/**
+ * Brute-force expectations for windowed aggregations, computed from the same input the
+ * topology gets: records in arrival order, stream time tracked as the largest timestamp so
+ * far, and for each window the records that fall in it and were not too late when they
+ * arrived. Deliberately naive (arrays, no stores), to check the real operators against.
+ */
+
+/** A small seeded PRNG (mulberry32): the same seed gives the same input on every run. */
+export function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+export interface Input {
+  key: string;
+  value: string;
+  t: number;
+}
+
+/**
+ * Records roughly `step` ms apart, shuffled by up to `jitter` ms, and with probability
+ * `lateProbability` held back by up to `lateBy` ms (stragglers, some inside grace, some not).
+ */
+export function generate(seed: number, n: number, options: { keys: number; step: number; jitter: number; lateProbability: number; lateBy: number }): Input[] {
+  const random = prng(seed);
+  const out: Input[] = [];
+  for (let i = 0; i < n; i++) {
+    let t = 1000 + i * options.step + Math.floor(random() * options.jitter);
+    if (random() < options.lateProbability) t -= Math.floor(random() * options.lateBy);
+    out.push({ key: `k${Math.floor(random() * options.keys)}`, value: `v${i}`, t: Math.max(0, t) });
+  }
+  return out;
+}
+
+/** A window of one key, as results are compared: `key@start..end`. */
+export function windowId(key: string, startMs: number, endMs: number): string {
+  return `${key}@${startMs}..${endMs}`;
+}
+
+export interface Expected {
+  /** Every window's final value (on update: the last value seen downstream). */
+  finalValues: Map<string, string[]>;
+  /** Windows closed by the end of the input, with their values: what emit-on-close must emit, once each. */
+  closed: Map<string, string[]>;
+  /** Records too late for at least one of their windows. */
+  late: number;
+}
+
+/** Tumbling/hopping windows [start, start + size), closed once stream time >= end + grace. */
+export function expectTimeWindows(input: Input[], size: number, advance: number, grace: number): Expected {
+  const windows = new Map<string, { closesAt: number; values: string[] }>();
+  let now = -1;
+  let late = 0;
+  for (const r of input) {
+    now = Math.max(now, r.t);
+    let missed = false;
+    for (let start = r.t - (r.t % advance); start > r.t - size && start >= 0; start -= advance) {
+      const closesAt = start + size + grace;
+      if (now >= closesAt) {
+        missed = true;
+        continue;
+      }
+      const id = windowId(r.key, start, start + size);
+      const w = windows.get(id) ?? { closesAt, values: [] };
+      w.values.push(r.value);
+      windows.set(id, w);
+    }
+    if (missed) late++;
+  }
+  return result(windows, now, late);
+}
+
+/**
+ * Sliding windows [start, start + d], both ends inclusive, as Kafka Streams creates them: a
+ * record's own window ending at it ([0, d] near the epoch), the window just after it once a
+ * later record is within d, and the window just after each earlier record within d of it. A
+ * window exists if it was open (stream time <= end + grace) when it came into being; it holds
+ * the accepted records in its range that arrived while it was open, in arrival order.
+ */
+export function expectSlidingWindows(input: Input[], d: number, grace: number): Expected {
+  const perKey = new Map<string, { accepted: Input[]; windows: Map<number, string[]> }>();
+  const closesAt = (start: number) => start + d + grace + 1;
+  let now = -1;
+  let late = 0;
+  for (const r of input) {
+    now = Math.max(now, r.t);
+    if (now >= r.t + d + grace + 1) {
+      late++;
+      continue;
+    }
+    const k = perKey.get(r.key) ?? { accepted: [], windows: new Map() };
+    perKey.set(r.key, k);
+    k.accepted.push(r);
+    let missed = false;
+    for (const [start, values] of k.windows) {
+      if (start > r.t || start + d < r.t) continue;
+      if (now < closesAt(start)) values.push(r.value);
+      else missed = true;
+    }
+    const candidates = new Set<number>([r.t < d ? 0 : r.t - d]);
+    if (k.accepted.some((o) => o.t > r.t && o.t <= r.t + d)) candidates.add(r.t + 1);
+    for (const o of k.accepted) if (o.t < r.t && o.t >= r.t - d) candidates.add(o.t + 1);
+    for (const start of candidates) {
+      if (k.windows.has(start)) continue;
+      if (now >= closesAt(start)) {
+        missed = true;
+        continue;
+      }
+      k.windows.set(start, k.accepted.filter((o) => o.t >= start && o.t <= start + d).map((o) => o.value));
+    }
+    if (missed) late++;
+  }
+  const windows = new Map<string, { closesAt: number; values: string[] }>();
+  for (const [key, k] of perKey) for (const [start, values] of k.windows) windows.set(windowId(key, start, start + d), { closesAt: closesAt(start), values });
+  return result(windows, now, late);
+}
+
+/**
+ * Session windows: a record joins the sessions of its key within `gap` of it, merged into
+ * one; late when the merged session closed (stream time > end + grace). Sessions are kept
+ * for gap + grace after their end (by the largest session end before the record), as the
+ * store keeps them. Emit-on-close emits the sessions that still exist when they close.
+ */
+export function expectSessions(input: Input[], gap: number, grace: number): Expected {
+  interface Session { key: string; start: number; end: number; values: string[]; emitted: boolean }
+  let sessions: Session[] = [];
+  const closed = new Map<string, string[]>();
+  let now = -1;
+  let observed = -1;
+  let late = 0;
+  for (const r of input) {
+    now = Math.max(now, r.t);
+    // Sessions the store has expired are gone for merging (but were emitted, so they stay in the results).
+    const overlapping = sessions.filter((s) => s.key === r.key && s.end + gap + grace > observed && s.end >= r.t - gap && s.start <= r.t + gap);
+    const start = Math.min(r.t, ...overlapping.map((s) => s.start));
+    const end = Math.max(r.t, ...overlapping.map((s) => s.end));
+    if (now >= end + grace + 1) {
+      late++;
+    } else {
+      sessions = sessions.filter((s) => !overlapping.includes(s));
+      sessions.push({ key: r.key, start, end, values: [...overlapping.flatMap((s) => s.values), r.value], emitted: false });
+      observed = Math.max(observed, end);
+    }
+    for (const s of sessions) {
+      if (!s.emitted && now >= s.end + grace + 1) {
+        s.emitted = true;
+        closed.set(windowId(s.key, s.start, s.end), [...s.values]);
+      }
+    }
+  }
+  const finalValues = new Map(sessions.map((s) => [windowId(s.key, s.start, s.end), s.values] as const));
+  return { finalValues, closed, late };
+}
+
+function result(windows: Map<string, { closesAt: number; values: string[] }>, now: number, late: number): Expected {
+  const finalValues = new Map<string, string[]>();
+  const closed = new Map<string, string[]>();
+  for (const [id, w] of windows) {
+    finalValues.set(id, w.values);
+    if (now >= w.closesAt) closed.set(id, w.values);
+  }
+  return { finalValues, closed, late };
+}
