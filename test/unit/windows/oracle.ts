@@ -94,7 +94,7 @@ export function expectSlidingWindows(input: Input[], d: number, grace: number): 
       late++;
       continue;
     }
-    const k = perKey.get(r.key) ?? { accepted: [], windows: new Map() };
+    const k = perKey.get(r.key) ?? { accepted: [] as Input[], windows: new Map<number, string[]>() };
     perKey.set(r.key, k);
     k.accepted.push(r);
     let missed = false;
