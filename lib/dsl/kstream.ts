@@ -19,6 +19,7 @@ import type { Produced } from "./options/produced.ts";
 import type { Repartitioned } from "./options/repartitioned.ts";
 import { addOperator, nodeName, STREAM_STATE, type StreamState } from "./stream-node.ts";
 import { addRepartition, addSink } from "./sinks.ts";
+import { joinStreams, type JoinWindows, type StreamJoined } from "./joins/index.ts";
 import { KGroupedStream } from "./kgrouped-stream.ts";
 import type { KTable } from "./ktable.ts";
 import type { Grouped } from "./options/grouped.ts";
@@ -199,6 +200,47 @@ export class KStream<K, V> {
   toTable(named?: Named | Materialized<NonNullable<K>, NonNullable<V>>, materialized?: Materialized<NonNullable<K>, NonNullable<V>>): KTable<NonNullable<K>, NonNullable<V>> {
     const [n, m] = named instanceof Named ? [named, materialized] : [undefined, named ?? materialized];
     return streamToTable(this[STREAM_STATE], n, m as Materialized<unknown, unknown> | undefined);
+  }
+
+  /**
+   * Joins records of both streams with equal keys whose timestamps are within `windows`;
+   * each record joins every partner in the window. Both streams must be co-partitioned
+   * (repartitioned first if keys may have changed). Records with a null key or value are
+   * skipped.
+   *
+   * @example
+   *   orders.join(payments, (o, p) => ({ ...o, paidAt: p.at }), JoinWindows.ofTimeDifferenceWithNoGrace(60_000));
+   */
+  join<VO, VR>(
+    other: KStream<K, VO>,
+    joiner: (value: NonNullable<V>, otherValue: NonNullable<VO>, key: NonNullable<K>) => VR,
+    windows: JoinWindows,
+    streamJoined?: StreamJoined<NonNullable<K>, NonNullable<V>, NonNullable<VO>>,
+  ): KStream<NonNullable<K>, VR> {
+    return new KStream(joinStreams(this[STREAM_STATE], other[STREAM_STATE], joiner as never, windows, streamJoined as never, "inner"));
+  }
+
+  /**
+   * Like `join`, and a record of this stream that finds no partner is emitted once with
+   * `null` for the other value, when its window plus grace has closed (never early).
+   */
+  leftJoin<VO, VR>(
+    other: KStream<K, VO>,
+    joiner: (value: NonNullable<V>, otherValue: NonNullable<VO> | null, key: K) => VR,
+    windows: JoinWindows,
+    streamJoined?: StreamJoined<NonNullable<K>, NonNullable<V>, NonNullable<VO>>,
+  ): KStream<K, VR> {
+    return new KStream(joinStreams(this[STREAM_STATE], other[STREAM_STATE], joiner as never, windows, streamJoined as never, "left"));
+  }
+
+  /** Like `leftJoin`, for records of either stream: the side without a partner is `null`. */
+  outerJoin<VO, VR>(
+    other: KStream<K, VO>,
+    joiner: (value: NonNullable<V> | null, otherValue: NonNullable<VO> | null, key: K) => VR,
+    windows: JoinWindows,
+    streamJoined?: StreamJoined<NonNullable<K>, NonNullable<V>, NonNullable<VO>>,
+  ): KStream<K, VR> {
+    return new KStream(joinStreams(this[STREAM_STATE], other[STREAM_STATE], joiner as never, windows, streamJoined as never, "outer"));
   }
 
   private stateless<KR, VR>(

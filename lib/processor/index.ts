@@ -19,6 +19,8 @@ export { FilterProcessor } from "./stateless/filter.ts";
 export { FlatMapProcessor, FlatMapValuesProcessor } from "./stateless/flat-map.ts";
 export { MapProcessor, MapValuesProcessor, SelectKeyProcessor } from "./stateless/map.ts";
 export { PassThroughProcessor, PeekProcessor } from "./stateless/peek.ts";
+// The processors behind joins (stream-stream, stream-table, table-table, foreign-key).
+export * from "./joins/index.ts";
 // The processors behind the stateful DSL operators (KTable, aggregations), and the pieces
 // windowed aggregations and joins build on: Change, TableForwarder, value getters.
 export { change, type Change } from "./stateful/change.ts";

@@ -1,6 +1,7 @@
 import { TopologyError } from "../errors/index.ts";
 import type { Processor, ProcessorSupplier } from "../processor/index.ts";
 import { changelogTopicSpec, repartitionTopicSpec, type InternalTopicSpec } from "./internal-topics.ts";
+import { copartitionTopicGroups, type GlobalStoreSpec } from "./joins.ts";
 import { NameGenerator, topicNameProblem } from "./naming.ts";
 import type { ProcessorNode, SinkNode, SourceNode, StoreSpec, TopologyNode } from "./nodes.ts";
 import { splitIntoSubtopologies } from "./split.ts";
@@ -17,6 +18,8 @@ export class TopologyBuilder {
   private readonly nodes = new Map<string, TopologyNode>();
   private readonly stores = new Map<string, StoreSpec>();
   private readonly repartitionTopics = new Map<string, InternalTopicSpec>();
+  private readonly globalStores = new Map<string, GlobalStoreSpec>();
+  private readonly copartitionNodeGroups: string[][] = [];
 
   addSource(source: Omit<SourceNode, "kind">): void {
     for (const topic of source.topics) checkTopic(topic, `source "${source.name}"`);
@@ -63,6 +66,20 @@ export class TopologyBuilder {
     this.repartitionTopics.set(name, repartitionTopicSpec(name, numberOfPartitions));
   }
 
+  /** A store every task can read (a GlobalKTable's), filled from `spec.topic`; in no sub-topology. */
+  addGlobalStore(spec: GlobalStoreSpec): void {
+    checkTopic(spec.topic, `global store "${spec.storeName}"`);
+    if (this.stores.has(spec.storeName) || this.globalStores.has(spec.storeName)) {
+      throw new TopologyError(`State store "${spec.storeName}" is already added; give each store a unique name.`);
+    }
+    this.globalStores.set(spec.storeName, spec);
+  }
+
+  /** The inputs of these nodes (join inputs) must be co-partitioned: their source topics form one group. */
+  copartition(nodeNames: readonly string[]): void {
+    this.copartitionNodeGroups.push([...nodeNames]);
+  }
+
   /** Whether a node name is taken, so the DSL can report a clash with the user's own name. */
   hasNode(name: string): boolean {
     return this.nodes.has(name);
@@ -70,11 +87,15 @@ export class TopologyBuilder {
 
   build(): Topology {
     const nodes = [...this.nodes.values()];
-    validateGraph(nodes, this.stores, this.repartitionTopics);
-    const subtopologies = splitIntoSubtopologies(nodes, this.stores);
+    const globals = [...this.globalStores.values()];
+    validateGraph(nodes, new Map([...this.stores, ...globals.map((g) => [g.storeName, g.storeSpec] as const)]), this.repartitionTopics);
+    const subtopologies = splitIntoSubtopologies(nodes, this.stores, new Set(this.globalStores.keys()));
     validateSubtopologies(subtopologies);
     const changelogs = [...this.stores.values()].filter((s) => s.changelog).map((s) => changelogTopicSpec(s.name, s.changelogConfig));
-    return new Topology(subtopologies, [...this.repartitionTopics.values(), ...changelogs], [...this.stores.values()]);
+    return new Topology(subtopologies, [...this.repartitionTopics.values(), ...changelogs], [...this.stores.values()], {
+      globalStores: globals,
+      copartitionGroups: copartitionTopicGroups(nodes, this.copartitionNodeGroups),
+    });
   }
 
   private add(node: TopologyNode): void {

@@ -6,7 +6,11 @@ import { SubTopology } from "./subtopology.ts";
  * parent edges and by sharing a state store. Topics (repartition ones included) are not
  * edges, which is exactly where the graph gets cut. Ids follow build order.
  */
-export function splitIntoSubtopologies(nodes: readonly TopologyNode[], stores: ReadonlyMap<string, StoreSpec>): SubTopology[] {
+export function splitIntoSubtopologies(
+  nodes: readonly TopologyNode[],
+  stores: ReadonlyMap<string, StoreSpec>,
+  globalStores: ReadonlySet<string> = new Set(),
+): SubTopology[] {
   const root = new Map<string, string>(nodes.map((n) => [n.name, n.name]));
   const find = (name: string): string => {
     let r = name;
@@ -23,6 +27,7 @@ export function splitIntoSubtopologies(nodes: readonly TopologyNode[], stores: R
     for (const parent of parentsOf(node)) union(node.name, parent);
     if (node.kind !== "processor") continue;
     for (const store of node.stores) {
+      if (globalStores.has(store)) continue; // every task reads a global store: it ties nothing together
       const other = storeUser.get(store);
       if (other === undefined) storeUser.set(store, node.name);
       else union(node.name, other);

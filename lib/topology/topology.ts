@@ -1,5 +1,6 @@
 import { describeAsMermaid, describeAsText } from "./describe.ts";
 import type { InternalTopicSpec } from "./internal-topics.ts";
+import { copartitionGroupNames, type CopartitionedTopic, type GlobalStoreSpec } from "./joins.ts";
 import type { StoreSpec } from "./nodes.ts";
 import type { SubTopology } from "./subtopology.ts";
 
@@ -17,11 +18,30 @@ export class Topology {
   /** Repartition and changelog topics, named without the application id. */
   readonly internalTopics: readonly InternalTopicSpec[];
   readonly stores: readonly StoreSpec[];
+  /** GlobalKTable stores: in no sub-topology, filled from their topic on every instance (see GlobalStoreSpec). */
+  readonly globalStores: readonly GlobalStoreSpec[];
+  /** Groups of source topics that must have equal partition counts (join inputs); internal ones unprefixed. */
+  readonly copartitionTopicGroups: readonly (readonly CopartitionedTopic[])[];
 
-  constructor(subtopologies: readonly SubTopology[], internalTopics: readonly InternalTopicSpec[], stores: readonly StoreSpec[]) {
+  constructor(
+    subtopologies: readonly SubTopology[],
+    internalTopics: readonly InternalTopicSpec[],
+    stores: readonly StoreSpec[],
+    joins: { globalStores?: readonly GlobalStoreSpec[]; copartitionGroups?: readonly (readonly CopartitionedTopic[])[] } = {},
+  ) {
     this.subtopologies = subtopologies;
     this.internalTopics = internalTopics;
     this.stores = stores;
+    this.globalStores = joins.globalStores ?? [];
+    this.copartitionTopicGroups = joins.copartitionGroups ?? [];
+  }
+
+  /**
+   * The co-partition groups with run-time topic names (internal ones `<applicationId>-<name>`),
+   * as `checkCopartitioned(groups, counts)` takes them.
+   */
+  copartitionGroups(applicationId: string): string[][] {
+    return this.copartitionTopicGroups.map((g) => copartitionGroupNames(g, applicationId));
   }
 
   /** Every exact input topic at run time, internal ones prefixed with `applicationId`. */
