@@ -26,13 +26,17 @@ const GENERATED = /^KSTREAM.*-\d{10}$/;
  * `<topic>-sink`, `-filter`, `-source` for a user-chosen name; generated ones otherwise,
  * burning the counter either way so later generated names do not depend on the choice.
  */
-export function repartitionForGrouping(grouped: GroupedStreamState, defaultName: string, where: string): StreamState {
+export function repartitionForGrouping(
+  grouped: GroupedStreamState,
+  defaultName: string,
+  where: string,
+  hint = "Grouped.with(keySerde, valueSerde)",
+): StreamState {
   const stream = grouped.stream;
   if (!stream.repartitionRequired) return stream;
   const builder = stream.builder;
   const base = grouped.repartitionName ?? defaultName;
   const topic = repartitionTopicName(base);
-  const hint = "Grouped.with(keySerde, valueSerde)";
   const keySerde = requireSerde(grouped.keySerde, stream.keySerde, "key", where, hint);
   const valueSerde = requireSerde(grouped.valueSerde, stream.valueSerde, "value", where, hint);
   const names = repartitionNodeNames(builder, base, topic);

@@ -17,6 +17,7 @@ export function streamToTable<K, V>(stream: StreamState, named: Named | undefine
     { stream, keySerde: materialized?.keySerde ?? null, valueSerde: materialized?.valueSerde ?? null, repartitionName: null },
     name,
     "toTable()",
+    "Materialized.with(keySerde, valueSerde)",
   );
   const serdes = addKeyValueStore(builder, storeName, materialized, { key: parent.keySerde, value: parent.valueSerde }, "toTable()");
   addTableSource(builder, name, parent.nodeName, storeName);

@@ -137,6 +137,8 @@ describe("KTable operators", () => {
       "KSTREAM-TOTABLE-0000000002-repartition",
       "KSTREAM-TOTABLE-STATE-STORE-0000000003-changelog",
     ]);
+    const rekeyed = new StreamsBuilder().stream("in", strings).selectKey((k, v) => (v ?? "").length);
+    expect(() => rekeyed.toTable()).toThrow(/toTable\(\) needs a key serde.*Materialized\.with/);
   });
 });
 
