@@ -61,6 +61,16 @@ describe("builder.table", () => {
     );
   });
 
+  it("names the source and table nodes after Consumed.withName and passes changelog configs on", () => {
+    const b = new StreamsBuilder();
+    b.table("users", strings.withName("users-in"), Materialized.as<string, string>("u").withLoggingEnabled({ "min.insync.replicas": "2" }));
+    const topology = b.build();
+    expect(topology.describe().toString()).toContain("Source: users-in-source (topics: [users])\n      --> users-in");
+    expect(topology.internalTopics.map((t) => [t.name, t.config])).toEqual([
+      ["u-changelog", { "cleanup.policy": "compact", "min.insync.replicas": "2" }],
+    ]);
+  });
+
   it("has no changelog topic with logging disabled", () => {
     const b = new StreamsBuilder();
     b.table("users", strings, Materialized.as<string, string>("u").withLoggingDisabled());
