@@ -7,6 +7,7 @@ interface MaterializedOptions<K, V> {
   readonly cachingEnabled: boolean;
   readonly loggingEnabled: boolean;
   readonly logConfig: Readonly<Record<string, string>>;
+  readonly retentionMs: number | null;
 }
 
 /**
@@ -27,6 +28,8 @@ export class Materialized<K, V> {
   readonly loggingEnabled: boolean;
   /** Topic configs of the changelog, e.g. `{ "min.insync.replicas": "2" }`. */
   readonly logConfig: Readonly<Record<string, string>>;
+  /** Window and session stores: how long windows are kept (at least window size + grace). Null: exactly that. */
+  readonly retentionMs: number | null;
 
   private constructor(options: MaterializedOptions<K, V>) {
     this.storeName = options.storeName;
@@ -35,6 +38,7 @@ export class Materialized<K, V> {
     this.cachingEnabled = options.cachingEnabled;
     this.loggingEnabled = options.loggingEnabled;
     this.logConfig = options.logConfig;
+    this.retentionMs = options.retentionMs;
   }
 
   /** A named store. */
@@ -73,6 +77,11 @@ export class Materialized<K, V> {
   withLoggingDisabled(): Materialized<K, V> {
     return new Materialized({ ...this, loggingEnabled: false, logConfig: {} });
   }
+
+  /** For windowed aggregations: keep windows this long (ms) for queries; never less than size + grace. */
+  withRetention(retentionMs: number): Materialized<K, V> {
+    return new Materialized({ ...this, retentionMs });
+  }
 }
 
 const DEFAULTS: MaterializedOptions<never, never> = {
@@ -82,4 +91,5 @@ const DEFAULTS: MaterializedOptions<never, never> = {
   cachingEnabled: true,
   loggingEnabled: true,
   logConfig: {},
+  retentionMs: null,
 };

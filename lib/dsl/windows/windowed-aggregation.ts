@@ -60,8 +60,7 @@ export function aggregateWindowed(grouped: GroupedStreamState, windows: AnyWindo
   const keySerde = requireSerde(spec.materialized?.keySerde, grouped.keySerde ?? parent.keySerde, "key", spec.where, hint);
   const valueSerde = requireSerde(spec.materialized?.valueSerde, spec.valueSerde, "value", spec.where, hint);
   const materialized = spec.materialized;
-  const requested = (materialized as { retentionMs?: number | null } | null | undefined)?.retentionMs ?? null;
-  const retentionMs = Math.max(requested ?? 0, windows.retentionMs);
+  const retentionMs = Math.max(materialized?.retentionMs ?? 0, windows.retentionMs);
   const settings: WindowedStoreSettings = {
     caching: materialized?.cachingEnabled ?? true,
     logging: materialized?.loggingEnabled ?? true,

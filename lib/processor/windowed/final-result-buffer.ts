@@ -36,8 +36,10 @@ export class FinalResultBuffer implements StateStore {
   readonly name: string;
   readonly persistent: boolean;
   private readonly store: KeyValueStore<Buffer, Buffer>;
-  private time: number;
-  private persistedTime: number;
+  // Read lazily: the task builds its stores before restoring them from their changelogs.
+  private loaded = false;
+  private time = -1;
+  private persistedTime = -1;
   /** No entry closes before this (a lower bound): saves a scan per record. */
   private earliestClose = Number.MIN_SAFE_INTEGER;
   private flushListener: (() => void) | null = null;
@@ -46,22 +48,23 @@ export class FinalResultBuffer implements StateStore {
     this.store = store;
     this.name = store.name;
     this.persistent = store.persistent;
-    this.time = this.persistedTime = this.readTime();
   }
 
   /** Re-reads what is committed (after a rollback of the task's database). */
   reload(): void {
-    this.time = this.persistedTime = this.readTime();
+    this.loaded = false;
     this.earliestClose = Number.MIN_SAFE_INTEGER;
   }
 
   /** Stream time as this operator knows it: the larger of the task's and the durable one. */
   observe(taskStreamTimeMs: number): number {
+    this.load();
     if (taskStreamTimeMs > this.time) this.time = taskStreamTimeMs;
     return this.time;
   }
 
   get streamTimeMs(): number {
+    this.load();
     return this.time;
   }
 
@@ -116,7 +119,7 @@ export class FinalResultBuffer implements StateStore {
 
   flush(): void {
     this.flushListener?.();
-    if (this.time > this.persistedTime) {
+    if (this.loaded && this.time > this.persistedTime) {
       this.store.put(STREAM_TIME_KEY, int64(this.time));
       this.persistedTime = this.time;
     }
@@ -127,8 +130,10 @@ export class FinalResultBuffer implements StateStore {
     this.store.close();
   }
 
-  private readTime(): number {
+  private load(): void {
+    if (this.loaded) return;
     const stored = this.store.get(STREAM_TIME_KEY);
-    return stored === null ? -1 : Number(stored.readBigInt64BE(0));
+    this.time = this.persistedTime = stored === null ? -1 : Number(stored.readBigInt64BE(0));
+    this.loaded = true;
   }
 }
