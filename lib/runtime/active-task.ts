@@ -32,7 +32,7 @@ class ActiveTask implements EngineTask {
   readonly #lastCommitted = new Map<string, number>();
   readonly #fetchPositions = new Map<string, number>();
 
-  constructor(environment: TaskEnvironment, taskId: string, partitions: TopicPartition[]) {
+  constructor(environment: TaskEnvironment, taskId: string, partitions: TopicPartition[], taskCount: number) {
     const { topology, config, logger, partitionCounts } = environment;
     const subtopologyId = Number(taskId.split("_")[0]);
     const subtopology = topology.subtopologies.find((s) => s.id === subtopologyId);
@@ -52,6 +52,7 @@ class ActiveTask implements EngineTask {
             partition: Number(taskId.split("_")[1]),
             send: (topic, key, value, timestamp, partition) => output.send(topic, key, value, timestamp, undefined, partition),
             recordTimestamp: () => this.#core.currentRecordTimestamp(),
+            cacheMaxBytes: Math.floor(config.cacheMaxBytes / Math.max(1, taskCount * subtopology.stores.length)),
           }));
     this.#core = new StreamTask({
       taskId,
@@ -107,6 +108,11 @@ class ActiveTask implements EngineTask {
       logger.info("restored", { task: this.id, restored: stores.restoredRecords, seconds: Math.round(seconds * 1000) / 1000, ratePerSecond: Math.round(stores.restoredRecords / seconds) });
     }
     return stores.restoredRecords;
+  }
+
+  /** Records processed, skipped by a handler or an operator, and punctuations, since the task started. */
+  get metrics(): { processed: number; dropped: number; punctuations: number } {
+    return this.#core.metrics;
   }
 
   /** Records replayed from changelogs when this task started. */
@@ -184,8 +190,8 @@ class ActiveTask implements EngineTask {
   }
 }
 
-export function createActiveTask(environment: TaskEnvironment, taskId: string, partitions: TopicPartition[]): ActiveTask {
-  return new ActiveTask(environment, taskId, partitions);
+export function createActiveTask(environment: TaskEnvironment, taskId: string, partitions: TopicPartition[], taskCount: number): ActiveTask {
+  return new ActiveTask(environment, taskId, partitions, taskCount);
 }
 
 export type { ActiveTask };

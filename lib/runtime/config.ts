@@ -33,6 +33,11 @@ export interface StreamsConfig {
   sasl?: KafkaConnection["sasl"];
   sessionTimeoutMs?: number;
   heartbeatIntervalMs?: number;
+  /**
+   * Record-cache budget of this instance, shared evenly by the caching stores of its tasks
+   * (Kafka Streams' statestore.cache.max.bytes). 0 turns caching off. Default 10 MiB.
+   */
+  cacheMaxBytes?: number;
   /** Replication factor of internal topics; -1 uses the broker default. */
   replicationFactor?: number;
   /** How often consumed repartition records are deleted. Default 30 000 ms. */
@@ -82,6 +87,7 @@ export function resolveConfig(config: StreamsConfig): ResolvedConfig {
     sessionTimeoutMs: config.sessionTimeoutMs ?? 10_000,
     heartbeatIntervalMs: config.heartbeatIntervalMs ?? 1_000,
     replicationFactor: config.replicationFactor ?? -1,
+    cacheMaxBytes: config.cacheMaxBytes ?? 10 * 1024 * 1024,
     repartitionPurgeIntervalMs: config.repartitionPurgeIntervalMs ?? 30_000,
     exceptionHandlers: config.exceptionHandlers ?? {},
   };
@@ -94,6 +100,9 @@ export function resolveConfig(config: StreamsConfig): ResolvedConfig {
   positive("sessionTimeoutMs", resolved.sessionTimeoutMs);
   positive("heartbeatIntervalMs", resolved.heartbeatIntervalMs);
   positive("repartitionPurgeIntervalMs", resolved.repartitionPurgeIntervalMs);
+  if (!Number.isInteger(resolved.cacheMaxBytes) || resolved.cacheMaxBytes < 0) {
+    throw new ConfigError(`cacheMaxBytes must be a whole number of bytes >= 0 (0 turns caching off), got ${JSON.stringify(resolved.cacheMaxBytes)}`);
+  }
   if (typeof resolved.stateDir !== "string" || resolved.stateDir === "") throw new ConfigError("stateDir must be a folder path");
   if (guarantee === "exactly_once" && resolved.transactionTimeoutMs <= resolved.commitIntervalMs) {
     throw new ConfigError(

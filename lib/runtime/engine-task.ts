@@ -10,6 +10,7 @@ export interface EngineTask {
   readonly partitions: readonly TopicPartition[];
   /** Output of the current commit interval: sinks, changelogs, dead letters. */
   readonly output: OutputBuffer;
+  readonly metrics: { processed: number; dropped: number; punctuations: number };
   /** Brings the task's stores up to the end of their changelogs; returns the records restored. */
   restore(): Promise<number>;
   /** Starts the processors; after restore, before the first record. */

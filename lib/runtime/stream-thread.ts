@@ -15,7 +15,8 @@ export interface ThreadDeps {
   logger: Logger;
   /** The task that reads this partition, e.g. "0_3". */
   taskIdOf(tp: TopicPartition): string;
-  createTask(taskId: string, partitions: TopicPartition[]): EngineTask;
+  /** `taskCount`: tasks in this assignment (they share the cache budget). */
+  createTask(taskId: string, partitions: TopicPartition[], taskCount: number): EngineTask;
   resetFor(topic: string): OffsetReset;
   /** Repartition topics: records below the committed offset are deleted now and then. */
   purgeable: ReadonlySet<string>;
@@ -48,6 +49,7 @@ export class StreamThread {
   readonly #purge = new Map<string, TopicPartitionOffset>();
   #wake: (() => void) | null = null;
   processedRecords = 0;
+  #droppedByClosedTasks = 0;
   restoredRecords = 0;
 
   constructor(deps: ThreadDeps) {
@@ -112,6 +114,13 @@ export class StreamThread {
     this.#wake?.();
   }
 
+  /** Records dropped (handler "continue", skipped by an operator, too late) by the tasks, including closed ones. */
+  get droppedRecords(): number {
+    let total = this.#droppedByClosedTasks;
+    for (const task of this.#tasks.values()) total += task.metrics.dropped;
+    return total;
+  }
+
   /** The stores of that name in the running tasks. */
   storesNamed(name: string): unknown[] {
     return [...this.#tasks.values()].map((t) => t.store(name)).filter((s) => s !== undefined);
@@ -150,7 +159,7 @@ export class StreamThread {
       this.#prepared.add(taskId);
       const positions = await startingPositions(admin, config.applicationId, partitions, this.#deps.resetFor);
       if (generation !== this.#generation) return;
-      const task = this.#deps.createTask(taskId, partitions);
+      const task = this.#deps.createTask(taskId, partitions, byTask.size);
       try {
         this.restoredRecords += await task.restore();
         if (generation !== this.#generation) {
@@ -263,6 +272,7 @@ export class StreamThread {
   }
 
   #dropTask(task: EngineTask): void {
+    this.#droppedByClosedTasks += task.metrics.dropped;
     task.close();
     this.#tasks.delete(task.id);
     for (const tp of task.partitions) this.#taskByPartition.delete(partitionKey(tp));

@@ -2,6 +2,7 @@ import { ConfigError, FatalError, RetriableError, resolveExceptionHandlers, type
 import { createKafkaClient, type GroupConsumer, type KafkaAdmin, type KafkaClient, type TopicPartition } from "../kafka/index.ts";
 import { consoleLogger, type Logger } from "../observability/index.ts";
 import { CompositeReadOnlyKeyValueStore, StateDirectory, type ReadOnlyKeyValueStore } from "../state/index.ts";
+import { setSkippedRecordLogger } from "../processor/index.ts";
 import type { Topology } from "../topology/index.ts";
 import { TaskAssignor } from "./assignor.ts";
 import { AtLeastOnceCommitter, ExactlyOnceCommitter, type Committer } from "./committer.ts";
@@ -42,6 +43,7 @@ export class StreamsApp {
     this.#topology = topology;
     this.#config = resolveConfig(config);
     this.#logger = config.logger ?? consoleLogger(`sluice.${this.#config.applicationId}`);
+    setSkippedRecordLogger(this.#logger);
   }
 
   get state(): AppState {
@@ -60,6 +62,11 @@ export class StreamsApp {
   /** Records processed by this instance since start. */
   get processedRecords(): number {
     return this.#thread?.processedRecords ?? 0;
+  }
+
+  /** Records dropped since start: skipped by a "continue"/dead-letter handler, by an operator (null key), or too late for their window. */
+  get droppedRecords(): number {
+    return this.#thread?.droppedRecords ?? 0;
   }
 
   /** Changelog records replayed into local stores since start (0 when state was current). */
@@ -183,7 +190,7 @@ export class StreamsApp {
       committer,
       logger: this.#logger,
       taskIdOf: (tp) => this.#taskIdOf(tp),
-      createTask: (taskId, partitions) => createActiveTask(environment, taskId, partitions),
+      createTask: (taskId, partitions, taskCount) => createActiveTask(environment, taskId, partitions, taskCount),
       resetFor: (topic) => this.#offsetResetFor(topic),
       purgeable: new Set(this.#plan!.internal.filter((t) => t.name.endsWith("-repartition")).map((t) => t.name)),
       onRunning: () => this.#lifecycle.tryMoveTo("RUNNING"),

@@ -172,6 +172,10 @@ export class ProcessorRuntime extends ForwardingNode implements ProcessorContext
   currentSystemTimeMs(): number {
     return this.task.wallClock();
   }
+  /** Counts a record an operator skipped on purpose (the task's dropped-records metric). */
+  recordDropped(): void {
+    this.task.countDropped();
+  }
 }
 
 export class SinkRuntime implements RuntimeNode {
