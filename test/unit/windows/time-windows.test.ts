@@ -101,6 +101,7 @@ describe("TimeWindows", () => {
     expect(lateRecord.headers[LATE_RECORD_HEADERS.closedAt]).toEqual("1500");
     expect(lateRecord.headers[LATE_RECORD_HEADERS.streamTime]).toEqual("1500");
     expect(WindowedMetrics.forTask("late-app", "0_0").lateRecords).toBe(1);
+    expect(driver.droppedRecords).toBe(1);
     input.pipeInput("k", "7", 2600);
     expect(out.readKeyValuesToList()).toEqual([[windowed("k", 1000, 2000), 2n]]);
     expect(driver.getStateStore<{ pending(): number }>("final-counts-final-results").pending()).toBe(1);

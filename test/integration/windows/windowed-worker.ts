@@ -1,0 +1,63 @@
+/**
+ * A windowed app in its own process, for crash tests: per key, one-second windows with
+ * 300 ms grace over the record timestamps. OUTPUT gets one final result per window
+ * (emitStrategy onWindowClose) holding the window's values in arrival order; OUTPUT_SUPPRESSED
+ * gets the final count per window through suppress(untilWindowCloses). Env:
+ * KAFKA_BOOTSTRAP_SERVERS, APP_ID, INPUT, OUTPUT, OUTPUT_SUPPRESSED, STATE_DIR. Prints a JSON
+ * line per change: {"state","tasks","processed"}.
+ */
+import {
+  BufferConfig,
+  Consumed,
+  EmitStrategy,
+  Materialized,
+  Serdes,
+  StreamsApp,
+  StreamsBuilder,
+  Suppressed,
+  TimeWindows,
+} from "../../../lib/index.ts";
+import { silentLogger } from "../../../lib/observability/index.ts";
+
+const env = (name: string): string => process.env[name] ?? (() => { throw new Error(`worker needs ${name}`); })();
+
+const builder = new StreamsBuilder();
+const grouped = builder.stream(env("INPUT"), Consumed.with(Serdes.string(), Serdes.string())).groupByKey();
+const windows = TimeWindows.ofSizeAndGrace(1000, 300);
+grouped
+  .windowedBy(windows)
+  .emitStrategy(EmitStrategy.onWindowClose())
+  .aggregate(() => "", (key, value, values) => `${values}${value},`, Materialized.as<string, string>("window-values").withKeySerde(Serdes.string()).withValueSerde(Serdes.string()))
+  .toStream()
+  .to(env("OUTPUT"));
+grouped
+  .windowedBy(windows)
+  .count(Materialized.as("window-counts"))
+  .suppress(Suppressed.untilWindowCloses(BufferConfig.unbounded()).withName("final-counts"))
+  .toStream()
+  .to(env("OUTPUT_SUPPRESSED"));
+
+const app = new StreamsApp(builder.build(), {
+  applicationId: env("APP_ID"),
+  bootstrapServers: env("KAFKA_BOOTSTRAP_SERVERS"),
+  stateDir: env("STATE_DIR"),
+  processingGuarantee: "exactly_once",
+  commitIntervalMs: 100,
+  sessionTimeoutMs: 6_000,
+  logger: silentLogger,
+});
+
+let last = "";
+const report = () => {
+  const line = JSON.stringify({ state: app.state, tasks: app.activeTasks(), processed: app.processedRecords });
+  if (line !== last) process.stdout.write(line + "\n");
+  last = line;
+};
+app.onStateChange(report);
+setInterval(report, 100).unref();
+try {
+  await app.start();
+} catch (error) {
+  process.stdout.write(JSON.stringify({ error: (error as Error).message, name: (error as Error).name }) + "\n");
+  process.exit(3);
+}

@@ -1,0 +1,93 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { Consumed, Materialized, StreamsBuilder } from "../../../lib/dsl/index.ts";
+import { EmitStrategy, TimeWindows, WindowedSerdes } from "../../../lib/processor/index.ts";
+import { StreamTask, TaskStores } from "../../../lib/runtime/index.ts";
+import { Serdes } from "../../../lib/serdes/index.ts";
+import { StateDirectory } from "../../../lib/state/index.ts";
+import type { Topology } from "../../../lib/topology/index.ts";
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+/** One task over a state directory, run like the runtime does: process, flush, commit, close. */
+function openTask(topology: Topology, directory: StateDirectory, out: string[]) {
+  const sub = topology.subtopologies[0]!;
+  const windowed = WindowedSerdes.timeWindowed(Serdes.string(), 1000);
+  let task: StreamTask | null = null;
+  const stores = new TaskStores({
+    taskId: "0_0",
+    applicationId: "app",
+    database: directory.openTask("0_0"),
+    specs: sub.stores,
+    partition: 0,
+    send: () => {},
+    recordTimestamp: () => task?.currentRecordTimestamp() ?? -1,
+  });
+  task = new StreamTask({
+    taskId: "0_0",
+    subtopology: sub,
+    applicationId: "app",
+    partitions: [{ topic: "in", partition: 0 }],
+    collector: {
+      send: (topic, key, value) => {
+        const w = windowed.deserialize(topic, key)!;
+        out.push(`${w.key}@${w.window.startMs}=${value!.readBigInt64BE(0)}`);
+      },
+      partitionCount: () => 1,
+    },
+    stores: { getStore: (name) => stores.get(name) },
+  });
+  task.init();
+  let offset = 0;
+  return {
+    pipe(key: string, t: number) {
+      task!.addRecords("in", 0, [{ topic: "in", partition: 0, offset: offset++, timestamp: t, key: Buffer.from(key), value: Buffer.from("x"), headers: {} }]);
+      while (task!.process()) {}
+    },
+    commitAndClose() {
+      stores.flush();
+      stores.commit(new Map());
+      task!.close();
+      stores.close();
+    },
+  };
+}
+
+describe("emit on window close across a restart", () => {
+  it("keeps stream time durable: a straggler late before the restart is still late after it, so no window is emitted twice", () => {
+    const b = new StreamsBuilder();
+    b.stream("in", Consumed.with(Serdes.string(), Serdes.string()))
+      .groupByKey()
+      .windowedBy(TimeWindows.ofSizeAndGrace(1000, 500))
+      .emitStrategy(EmitStrategy.onWindowClose())
+      .count(Materialized.as("c"))
+      .toStream()
+      .to("out");
+    const topology = b.build();
+    const stateDir = mkdtempSync(join(tmpdir(), "sluice-restart-"));
+    dirs.push(stateDir);
+    const out: string[] = [];
+
+    let directory = StateDirectory.lock(stateDir, "app");
+    const before = openTask(topology, directory, out);
+    before.pipe("a", 1500);
+    before.pipe("b", 2900); // stream time 2900: a@1000 closed at 2500
+    expect(out).toEqual(["a@1000=1"]);
+    before.commitAndClose();
+    directory.release();
+
+    // A new task starts from stream time -1, and the largest window start stored is 2000 (< 2500).
+    directory = StateDirectory.lock(stateDir, "app");
+    const after = openTask(topology, directory, out);
+    after.pipe("a", 1600); // late by the stream time before the restart
+    after.pipe("b", 4000);
+    expect(out).toEqual(["a@1000=1", "b@2000=1"]);
+    after.commitAndClose();
+    directory.release();
+  });
+});
