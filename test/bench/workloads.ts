@@ -1,4 +1,5 @@
-import { Consumed, Produced, StreamsBuilder } from "../../lib/dsl/index.ts";
+import { Consumed, Materialized, Produced, StreamsBuilder, TimestampExtractors } from "../../lib/dsl/index.ts";
+import { EmitStrategy, TimeWindows, WindowedSerdes } from "../../lib/processor/index.ts";
 import { Serdes } from "../../lib/serdes/index.ts";
 import type { Topology } from "../../lib/topology/index.ts";
 
@@ -35,10 +36,39 @@ export const workloads: Workload[] = [
     },
     expectedOutputs: (n) => Math.ceil(n / 2),
   },
+  // Event time n ms (from the value), so 1M records span ~17 one-minute windows over the 10k keys.
+  windowedCount("windowed-count", "event time from the value; 60 s windows, 10 s grace; count per key and window on every update (no cache: one output per record)", false),
+  windowedCount("windowed-count-final", "the same with emitStrategy(onWindowClose): one final count per key and closed window, from the durable buffer", true),
 ];
 
 export function workload(name: string): Workload {
   const found = workloads.find((w) => w.name === name);
   if (!found) throw new Error(`unknown workload ${name}; known: ${workloads.map((w) => w.name).join(", ")}`);
   return found;
+}
+
+/** groupByKey().windowedBy(60 s, grace 10 s).count() over the bench keys ("key-<n % 10000>"). */
+function windowedCount(name: string, describe: string, final: boolean): Workload {
+  const size = 60_000;
+  const grace = 10_000;
+  return {
+    name,
+    describe,
+    topology(input, output) {
+      const b = new StreamsBuilder();
+      const eventTime = TimestampExtractors.fromField((v: string) => Number(v.slice(0, v.indexOf(","))));
+      const windowed = b
+        .stream(input, Consumed.with(Serdes.string(), Serdes.string()).withTimestampExtractor(eventTime))
+        .groupByKey()
+        .windowedBy(TimeWindows.ofSizeAndGrace(size, grace));
+      const counts = final
+        ? windowed.emitStrategy(EmitStrategy.onWindowClose()).count(Materialized.as("bench-window-counts"))
+        : windowed.count(Materialized.as<string, bigint>("bench-window-counts").withCachingDisabled());
+      counts.toStream().to(output, Produced.with(WindowedSerdes.timeWindowed(Serdes.string(), size), Serdes.int64()));
+      return b.build();
+    },
+    // On update: one per record. On close: 10k keys per window closed by the last event time n - 1
+    // (each partition's stream time ends within a few records of it, far from a window's close).
+    expectedOutputs: (n) => (final ? Math.max(0, Math.floor((n - 1 - grace) / size)) * 10_000 : n),
+  };
 }
