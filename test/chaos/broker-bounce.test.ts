@@ -15,7 +15,7 @@ describe("exactly-once across broker faults", () => {
   it("broker SIGKILLed twice and restarted on the same ports and data directory", async () => {
     const broker = await RestartableBroker.start();
     try {
-      const s = new Scenario({ name: "broker kill -9 + restart x2", bootstrap: broker.bootstrap, guarantee: "exactly_once", workers: ["a", "b"] });
+      const s = new Scenario({ name: "broker kill -9 + restart x2", bootstrap: broker.bootstrap, guarantee: "exactly_once", workload: "aggregate", workers: ["a", "b"] });
       const { verdict, row } = await s.run(async () => {
         for (let i = 0; i < 2; i++) {
           s.markFault();

@@ -16,7 +16,7 @@ const scenario = (config: Omit<ScenarioConfig, "bootstrap">) => new Scenario({ b
 
 describe("exactly-once under process faults", () => {
   it("repeated SIGKILL with restarts while input keeps arriving", async () => {
-    const s = scenario({ name: "kill -9 x4 (2 workers)", guarantee: "exactly_once", workers: ["a", "b"], rate: 400, commitIntervalMs: 10 });
+    const s = scenario({ name: "kill -9 x4 (2 workers)", guarantee: "exactly_once", workload: "aggregate", workers: ["a", "b"], rate: 400, commitIntervalMs: 10 });
     const { verdict } = await s.run(async () => {
       for (const name of ["a", "b", "a", "b"]) {
         await s.killAndRestart(name);
@@ -33,7 +33,7 @@ describe("exactly-once under process faults", () => {
     // and a kill at a random moment seldom lands in one; the fault point always does.
     const armed = (after: number) => ({ SLUICE_FAULT_POINT: "eos.before-commit", SLUICE_FAULT_AFTER: String(after) });
     const s = scenario({
-      name: "kill -9 in open txn x3 (2 workers)", guarantee: "exactly_once", workers: ["a", "b"], rate: 400,
+      name: "kill -9 in open txn x3 (2 workers)", guarantee: "exactly_once", workload: "aggregate", workers: ["a", "b"], rate: 400,
       firstRunEnv: { a: armed(25) },
     });
     const { verdict } = await s.run(async () => {
@@ -48,7 +48,7 @@ describe("exactly-once under process faults", () => {
 
   it("crash with output and offsets in the open transaction (eos.before-commit)", async () => {
     const s = scenario({
-      name: "crash at eos.before-commit", guarantee: "exactly_once", workers: ["a", "b"],
+      name: "crash at eos.before-commit", guarantee: "exactly_once", workload: "aggregate", workers: ["a", "b"],
       firstRunEnv: { a: { SLUICE_FAULT_POINT: "eos.before-commit", SLUICE_FAULT_AFTER: "40" } },
     });
     const { verdict } = await s.run(() => s.crashAtFaultPointAndRestart("a"));
@@ -59,7 +59,7 @@ describe("exactly-once under process faults", () => {
 
   it("crash after the Kafka commit, before local state commits (eos.after-kafka-commit)", async () => {
     const s = scenario({
-      name: "crash at eos.after-kafka-commit", guarantee: "exactly_once", workers: ["a", "b"],
+      name: "crash at eos.after-kafka-commit", guarantee: "exactly_once", workload: "aggregate", workers: ["a", "b"],
       firstRunEnv: { a: { SLUICE_FAULT_POINT: "eos.after-kafka-commit", SLUICE_FAULT_AFTER: "40" } },
     });
     const { verdict } = await s.run(() => s.crashAtFaultPointAndRestart("a"));
@@ -69,7 +69,7 @@ describe("exactly-once under process faults", () => {
   it("zombie: SIGSTOP beyond the session timeout, a second worker takes over, then SIGCONT", async () => {
     // A long heartbeat interval makes the woken zombie try its stale commit before it
     // learns from a heartbeat that it left the group: that commit must be fenced.
-    const s = scenario({ name: "zombie (SIGSTOP > session timeout)", guarantee: "exactly_once", workers: ["a", "b"], heartbeatIntervalMs: 2_500 });
+    const s = scenario({ name: "zombie (SIGSTOP > session timeout)", guarantee: "exactly_once", workload: "aggregate", workers: ["a", "b"], heartbeatIntervalMs: 2_500 });
     let fenced = 0;
     let rounds = 0;
     const { verdict } = await s.run(async () => {
@@ -98,7 +98,7 @@ describe("exactly-once under process faults", () => {
 
   it("stall beyond the transaction timeout with one worker", async () => {
     const s = scenario({
-      name: "stall > transaction timeout (1 worker)", guarantee: "exactly_once", workers: ["a"], rate: 600,
+      name: "stall > transaction timeout (1 worker)", guarantee: "exactly_once", workload: "aggregate", workers: ["a"], rate: 600,
       // Back-to-back commits keep a transaction open most of the time, so a stall lands in one.
       commitIntervalMs: 10, transactionTimeoutMs: 2_000, sessionTimeoutMs: 30_000,
     });
@@ -126,7 +126,7 @@ describe("exactly-once under process faults", () => {
   });
 
   it("state directory wiped between runs", async () => {
-    const s = scenario({ name: "state dir wiped (kill, rm -rf, restart)", guarantee: "exactly_once", workers: ["a", "b"] });
+    const s = scenario({ name: "state dir wiped (kill, rm -rf, restart)", guarantee: "exactly_once", workload: "aggregate", workers: ["a", "b"] });
     const { verdict } = await s.run(async () => {
       await s.killAndRestart("a", () => s.wipeState("a"));
       await s.waitRunning();

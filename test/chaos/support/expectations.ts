@@ -9,6 +9,11 @@ export function expectExactlyOnce(v: Verdict): void {
   expect({ duplicates: v.duplicates, losses: v.losses, phantoms: v.phantoms }).toEqual({ duplicates: 0, losses: 0, phantoms: 0 });
   expect(v.misordered, "partitions whose output is not the input in order").toEqual([]);
   expect(v.recordsOut).toBe(v.recordsIn);
+  if (v.aggregate) {
+    expect(v.aggregate.openTransactions, "aggregate partitions with a transaction left open").toEqual([]);
+    expect(v.aggregate.firstMismatch, "running aggregates against the oracle").toBeNull();
+    expect(v.aggregate.storeProblems, "local stores against the oracle").toEqual([]);
+  }
 }
 
 /** What at-least-once promises: every input record in the output, repeats allowed. */

@@ -18,20 +18,22 @@ export interface FigureRow {
   abortedRecords: number;
   /** Seconds from each fault until every input partition's committed offset moved again. */
   recoverySeconds: number[];
+  /** Aggregate workload: output records off the oracle / store keys off the oracle ("-" without it). */
+  aggregate: string;
   /** Worker exits nobody asked for (the app went to ERROR), restarted like a pod. */
   unplannedExits: number;
   verdict: string;
 }
 
 const header =
-  "| scenario | guarantee | records in | records out | duplicates | losses | aborted txns (records) | recovery s (max; each) | unplanned exits | verdict |\n" +
-  "|---|---|---|---|---|---|---|---|---|---|";
+  "| scenario | guarantee | records in | records out | duplicates | losses | aborted txns (records) | recovery s (max; each) | aggregate / store mismatches | unplanned exits | verdict |\n" +
+  "|---|---|---|---|---|---|---|---|---|---|---|";
 
 export function formatRow(row: FigureRow): string {
   const rec = row.recoverySeconds;
   const recovery = rec.length === 0 ? "-" : `${Math.max(...rec).toFixed(1)}; ${rec.map((s) => s.toFixed(1)).join(" ")}`;
   return `| ${row.scenario} | ${row.guarantee} | ${row.recordsIn} | ${row.recordsOut} | ${row.duplicates} | ${row.losses} | ` +
-    `${row.abortedTransactions} (${row.abortedRecords}) | ${recovery} | ${row.unplannedExits} | ${row.verdict} |`;
+    `${row.abortedTransactions} (${row.abortedRecords}) | ${recovery} | ${row.aggregate} | ${row.unplannedExits} | ${row.verdict} |`;
 }
 
 export const lastRunFile = resolve(import.meta.dirname, "..", "last-run.md");

@@ -19,6 +19,8 @@ export interface ScenarioConfig {
   name: string;
   bootstrap: string;
   guarantee: "exactly_once" | "at_least_once";
+  /** passthrough (default), or passthrough plus a running aggregate with a local store. */
+  workload?: "passthrough" | "aggregate";
   workers: string[];
   partitions?: number;
   keys?: number;
@@ -50,6 +52,7 @@ export class Scenario {
   readonly applicationId: string;
   readonly input: string;
   readonly output: string;
+  readonly aggregateOutput: string;
   readonly logDir = mkdtempSync(join(tmpdir(), "sluice-chaos-logs-"));
   readonly stateRoot = mkdtempSync(join(tmpdir(), "sluice-chaos-state-"));
   readonly generator: InputGenerator;
@@ -68,11 +71,12 @@ export class Scenario {
   constructor(config: ScenarioConfig) {
     this.config = {
       partitions: 4, keys: 40, rate: 300, commitIntervalMs: 200, sessionTimeoutMs: 6_000, transactionTimeoutMs: 10_000,
-      heartbeatIntervalMs: 1_000, warmupMs: 3_000, tailMs: 2_000, recordFigures: true, ...config,
+      heartbeatIntervalMs: 1_000, warmupMs: 3_000, tailMs: 2_000, recordFigures: true, workload: "passthrough", ...config,
     };
     this.applicationId = uniqueName(`chaos-${config.name.replace(/[^a-z0-9]+/gi, "-")}`);
     this.input = `${this.applicationId}-in`;
     this.output = `${this.applicationId}-out`;
+    this.aggregateOutput = `${this.applicationId}-agg`;
     this.generator = new InputGenerator({ bootstrap: config.bootstrap, topic: this.input, keys: this.config.keys, rate: this.config.rate });
     this.#admin = createKafkaClient({ clientId: "chaos-harness", brokers: [config.bootstrap] }, silentLogger).admin();
   }
@@ -84,7 +88,7 @@ export class Scenario {
       logDir: this.logDir,
       env: {
         KAFKA_BOOTSTRAP_SERVERS: c.bootstrap, APP_ID: this.applicationId, INPUT: this.input, OUTPUT: this.output,
-        STATE_DIR: join(this.stateRoot, name), GUARANTEE: c.guarantee, WORKLOAD: "passthrough",
+        STATE_DIR: join(this.stateRoot, name), GUARANTEE: c.guarantee, WORKLOAD: c.workload, AGG_OUTPUT: this.aggregateOutput,
         COMMIT_INTERVAL_MS: String(c.commitIntervalMs), SESSION_TIMEOUT_MS: String(c.sessionTimeoutMs),
         TRANSACTION_TIMEOUT_MS: String(c.transactionTimeoutMs), HEARTBEAT_INTERVAL_MS: String(c.heartbeatIntervalMs),
       },
@@ -163,7 +167,8 @@ export class Scenario {
     const c = this.config;
     try {
       await this.#admin.connect();
-      await this.#admin.createTopics([{ name: this.input, partitions: c.partitions }, { name: this.output, partitions: c.partitions }]);
+      const outputs = c.workload === "aggregate" ? [this.output, this.aggregateOutput] : [this.output];
+      await this.#admin.createTopics([this.input, ...outputs].map((name) => ({ name, partitions: c.partitions })));
       await this.generator.connect();
       this.generator.start();
       for (const name of c.workers) this.start(name, c.firstRunEnv?.[name] ?? {});
@@ -175,12 +180,16 @@ export class Scenario {
       await sleep(c.tailMs);
       await this.generator.stop();
       await this.#until("committed offsets reach the input's end", 180_000, () => this.#drained());
-      for (const w of this.workers.values()) {
-        const code = await w.terminate();
-        if (code !== 0) this.unplannedExits.push(`${w.spec.name}: exit ${code} on SIGTERM`);
-      }
+      // All at once, so each prints the store of the tasks it ran rather than of tasks
+      // handed to it by the others' leaving (which it would still be restoring).
+      const stopping = [...this.workers.values()];
+      const codes = await Promise.all(stopping.map((w) => w.terminate()));
+      codes.forEach((code, i) => code !== 0 && this.unplannedExits.push(`${stopping[i]!.spec.name}: exit ${code} on SIGTERM`));
       await this.#until("the group has no members", 60_000, async () => (await this.#admin.describeGroup(this.applicationId)).members.length === 0);
-      const verdict = await verify({ bootstrap: c.bootstrap, applicationId: this.applicationId, input: this.input, output: this.output, guarantee: c.guarantee });
+      const verdict = await verify({
+        bootstrap: c.bootstrap, applicationId: this.applicationId, input: this.input, output: this.output, guarantee: c.guarantee,
+        ...(c.workload === "aggregate" ? { aggregateOutput: this.aggregateOutput, storeDumps: stopping.map((w) => w.storeDump) } : {}),
+      });
       const row = this.#row(verdict);
       const table = c.recordFigures ? recordRow(row) : formatRow(row);
       console.log(`[chaos] ${c.name}: ${JSON.stringify(verdict)}\n[chaos] worker logs: ${this.logDir}\n${formatRow(row)}`);
@@ -203,11 +212,14 @@ export class Scenario {
       v.offsetMismatches.length > 0 ? `offsets ${v.offsetMismatches.join(" ")}` : "",
       v.misordered.length > 0 ? `order differs in ${v.misordered.join(",")}` : "",
       v.phantoms > 0 ? `${v.phantoms} phantoms` : "",
+      v.aggregate?.firstMismatch ? `aggregate ${v.aggregate.firstMismatch}` : "",
+      v.aggregate && v.aggregate.storeProblems.length > 0 ? `store ${v.aggregate.storeProblems[0]}` : "",
     ].filter(Boolean);
     return {
       scenario: this.config.name, guarantee: this.config.guarantee, recordsIn: v.recordsIn, recordsOut: v.recordsOut,
       duplicates: v.duplicates, losses: v.losses, abortedTransactions: v.abortedTransactions, abortedRecords: v.abortedRecords,
       recoverySeconds: this.recoveries.map((r) => r.seconds ?? NaN), unplannedExits: this.unplannedExits.length,
+      aggregate: v.aggregate ? `${v.aggregate.mismatches} / ${v.aggregate.storeMismatches}` : "-",
       verdict: problems.length > 0 ? problems.join("; ") : "ok",
     };
   }

@@ -6,11 +6,15 @@
  *    input's end offsets (everything consumed was committed);
  * 3. pass-through: the committed output equals the input partition by partition, record
  *    for record and in order; duplicates and losses are counted per value;
+ * 4. running aggregates and local stores against the oracle (aggregate-check.ts), when the
+ *    aggregate workload ran;
  * plus the figures: aborted records and transactions (read_uncommitted minus read_committed).
  */
 import { createKafkaClient, type FetchedRecord } from "../../../lib/kafka/index.ts";
 import { silentLogger } from "../../../lib/observability/index.ts";
+import { checkAggregates, type AggregateVerdict } from "./aggregate-check.ts";
 import { readWholeTopic } from "./read-topic.ts";
+import type { StoreDump } from "./workers.ts";
 
 export interface VerifyOptions {
   bootstrap: string;
@@ -20,6 +24,9 @@ export interface VerifyOptions {
   /** Under at-least-once, replays may repeat output; order is then checked on first occurrences. */
   guarantee: "exactly_once" | "at_least_once";
   timeoutMs?: number;
+  /** The aggregate workload's output topic and the stores the workers printed, if it ran. */
+  aggregateOutput?: string;
+  storeDumps?: (StoreDump | null)[];
 }
 
 export interface Verdict {
@@ -39,6 +46,7 @@ export interface Verdict {
   groupMembers: number;
   /** Input partitions whose committed offset is not the end offset: "p: committed/end". */
   offsetMismatches: string[];
+  aggregate: AggregateVerdict | null;
 }
 
 const text = (b: Buffer | null) => (b === null ? "<null>" : b.toString());
@@ -113,10 +121,16 @@ export async function verify(options: VerifyOptions): Promise<Verdict> {
     }
   }
 
+  let aggregate: AggregateVerdict | null = null;
+  if (options.aggregateOutput) {
+    const aggregates = await readWholeTopic(options.bootstrap, options.aggregateOutput, true, timeoutMs);
+    aggregate = checkAggregates(input, aggregates, options.storeDumps ?? []);
+  }
+
   return {
     recordsIn, recordsOut, duplicates, losses, phantoms, misordered,
     openTransactions: committedOut.unfinished, abortedRecords, abortedTransactions,
-    groupMembers, offsetMismatches,
+    groupMembers, offsetMismatches, aggregate,
   };
 }
 

@@ -18,6 +18,13 @@ export interface Progress {
   processed: number;
 }
 
+/** What a worker of the aggregate workload printed of its store when asked to stop. */
+export interface StoreDump {
+  store?: [string, string][];
+  storeError?: string;
+  tasks: string[];
+}
+
 export interface WorkerSpec {
   /** Stable name across restarts ("a", "b"): the state directory and log file follow it. */
   name: string;
@@ -35,6 +42,7 @@ export class WorkerProcess {
   /** Environment of this run only (fault points are armed for one run). */
   readonly extraEnv: Record<string, string>;
   progress: Progress | null = null;
+  storeDump: StoreDump | null = null;
   /** Set by the harness for kills and stops it asked for, so other exits count as crashes. */
   expectedExit = false;
   exit: { code: number | null; signal: NodeJS.Signals | null } | null = null;
@@ -53,7 +61,8 @@ export class WorkerProcess {
     log.write(`--- ${new Date().toISOString()} started pid ${this.child.pid} ${JSON.stringify(extraEnv)}\n`);
     this.child.stderr!.pipe(log);
     this.exited = new Promise((done) =>
-      this.child.once("exit", (code, signal) => {
+      // "close" rather than "exit": it comes after stdout is read to its end (the store dump).
+      this.child.once("close", (code, signal) => {
         this.exit = { code, signal };
         this.exitedAt = Date.now();
         done(this.exit);
@@ -61,7 +70,9 @@ export class WorkerProcess {
     );
     createInterface({ input: this.child.stdout! }).on("line", (line) => {
       try {
-        this.progress = JSON.parse(line) as Progress;
+        const parsed = JSON.parse(line) as Progress | StoreDump;
+        if ("store" in parsed || "storeError" in parsed) this.storeDump = parsed as StoreDump;
+        else this.progress = parsed as Progress;
       } catch {
         log.write(`stdout: ${line}\n`);
       }

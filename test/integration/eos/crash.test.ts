@@ -12,7 +12,7 @@ import { bootstrap } from "../support.ts";
 describe("exactly-once crash subset", () => {
   it("a crash inside the open transaction (eos.before-commit) is aborted by the next owner", async () => {
     const s = new Scenario({
-      name: "crash at eos.before-commit (make test)", bootstrap: bootstrap(), guarantee: "exactly_once", workers: ["a", "b"],
+      name: "crash at eos.before-commit (make test)", bootstrap: bootstrap(), guarantee: "exactly_once", workload: "aggregate", workers: ["a", "b"],
       rate: 200, warmupMs: 1_000, tailMs: 1_000, recordFigures: false,
       firstRunEnv: { a: { SLUICE_FAULT_POINT: "eos.before-commit", SLUICE_FAULT_AFTER: "20" } },
     });

@@ -3,16 +3,18 @@
  * a StreamsApp in its own process, so the harness can SIGKILL, SIGSTOP and restart it.
  *
  * Env: KAFKA_BOOTSTRAP_SERVERS, APP_ID, INPUT, OUTPUT, STATE_DIR, GUARANTEE (exactly_once |
- * at_least_once), WORKLOAD (passthrough), COMMIT_INTERVAL_MS, SESSION_TIMEOUT_MS,
- * TRANSACTION_TIMEOUT_MS, HEARTBEAT_INTERVAL_MS. The fault points of lib/runtime/fault-points.ts are armed by their
- * own variables (SLUICE_FAULT_POINT, SLUICE_FAULT_AFTER).
+ * at_least_once), WORKLOAD (passthrough | aggregate), AGG_OUTPUT (for aggregate),
+ * COMMIT_INTERVAL_MS, SESSION_TIMEOUT_MS, TRANSACTION_TIMEOUT_MS, HEARTBEAT_INTERVAL_MS.
+ * The fault points of lib/runtime/fault-points.ts are armed by their own variables
+ * (SLUICE_FAULT_POINT, SLUICE_FAULT_AFTER).
  *
  * stdout: one JSON progress line whenever something changes, and at least every second:
  *   {"t":<epoch ms>,"pid":..,"state":"RUNNING","tasks":["0_0"],"processed":123}
+ *   on SIGTERM under WORKLOAD=aggregate, before closing: {"store":[[key,value],...],"tasks":[...]}
  * stderr: the library's JSON log lines (kept by the harness for reproductions).
  * Exit code 0 after SIGTERM (graceful close), 3 when the app entered ERROR.
  */
-import { Consumed, Produced, StreamsBuilder } from "../../../lib/dsl/index.ts";
+import { Consumed, Materialized, Produced, StreamsBuilder } from "../../../lib/dsl/index.ts";
 import { consoleLogger } from "../../../lib/observability/index.ts";
 import { StreamsApp } from "../../../lib/runtime/index.ts";
 import { Serdes } from "../../../lib/serdes/index.ts";
@@ -29,13 +31,28 @@ const number = (name: string, fallback: number): number => {
 };
 
 const workload = process.env["WORKLOAD"] ?? "passthrough";
+if (workload !== "passthrough" && workload !== "aggregate") throw new Error(`eos-worker: unknown WORKLOAD ${workload}`);
 const builder = new StreamsBuilder();
-if (workload === "passthrough") {
-  // Same key in and out, so the default partitioner puts each output record in the
-  // partition its input came from: the verifier compares the two partition by partition.
-  builder.stream(env("INPUT"), Consumed.with(Serdes.bytes(), Serdes.bytes())).to(env("OUTPUT"), Produced.with(Serdes.bytes(), Serdes.bytes()));
-} else {
-  throw new Error(`eos-worker: unknown WORKLOAD ${workload}`);
+// Same key in and out, so the default partitioner puts each output record in the
+// partition its input came from: the verifier compares the two partition by partition.
+const input = builder.stream(env("INPUT"), Consumed.with(Serdes.string(), Serdes.string()));
+input.to(env("OUTPUT"), Produced.with(Serdes.string(), Serdes.string()));
+if (workload === "aggregate") {
+  // Per key: count, sum of the sequence numbers, last sequence number, as "count:sum:last".
+  // The generator's values "<key>:<seq>" make every intermediate aggregate known in closed form.
+  input
+    .groupByKey()
+    .aggregate(
+      () => "0:0:-1",
+      (_key, value, aggregate) => {
+        const seq = Number(value!.slice(value!.lastIndexOf(":") + 1));
+        const [count, sum] = aggregate.split(":").map(Number) as [number, number];
+        return `${count + 1}:${sum + seq}:${seq}`;
+      },
+      Materialized.as<string, string>("agg").withKeySerde(Serdes.string()).withValueSerde(Serdes.string()).withCachingDisabled(),
+    )
+    .toStream()
+    .to(env("AGG_OUTPUT"), Produced.with(Serdes.string(), Serdes.string()));
 }
 
 const guarantee = env("GUARANTEE");
@@ -50,6 +67,8 @@ const app = new StreamsApp(builder.build(), {
   sessionTimeoutMs: number("SESSION_TIMEOUT_MS", 6_000),
   transactionTimeoutMs: number("TRANSACTION_TIMEOUT_MS", 10_000),
   heartbeatIntervalMs: number("HEARTBEAT_INTERVAL_MS", 1_000),
+  // No write-back cache: every update of the aggregate reaches the output, as in Kafka Streams' EOS test client.
+  cacheMaxBytes: 0,
   logger: consoleLogger(`worker-${process.pid}`, "info"),
 });
 
@@ -75,4 +94,19 @@ app.onStateChange((state) => {
   }
 });
 setInterval(report, 100).unref();
-await app.start({ handleSignals: true });
+
+// SIGTERM: print this instance's part of the store (the verifier compares it with the
+// oracle; the harness stops workers only after the input is drained and committed), then
+// close cleanly.
+process.once("SIGTERM", () => {
+  if (workload === "aggregate") {
+    try {
+      const entries = app.store<string, string>("agg").all().map((e) => [e.key, e.value]);
+      process.stdout.write(`${JSON.stringify({ store: entries, tasks: app.activeTasks() })}\n`);
+    } catch (error) {
+      process.stdout.write(`${JSON.stringify({ storeError: (error as Error).message, tasks: app.activeTasks() })}\n`);
+    }
+  }
+  void app.close();
+});
+await app.start({ handleSignals: false });
