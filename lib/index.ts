@@ -13,7 +13,10 @@ export {
   BranchedKStream,
   CogroupedKStream,
   Consumed,
+  GlobalKTable,
   Grouped,
+  Joined,
+  JoinWindows,
   KGroupedStream,
   KGroupedTable,
   KStream,
@@ -22,7 +25,9 @@ export {
   Named,
   Produced,
   Repartitioned,
+  StreamJoined,
   StreamsBuilder,
+  TableJoined,
   type LoggedStoreBuilder,
 } from "./dsl/index.ts";
 

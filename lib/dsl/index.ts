@@ -7,7 +7,7 @@ export { Produced } from "./options/produced.ts";
 export { Repartitioned } from "./options/repartitioned.ts";
 export { Named } from "./options/named.ts";
 export { Branched } from "./options/branched.ts";
-export { JoinWindows, StreamJoined } from "./joins/index.ts";
+export { GlobalKTable, Joined, JoinWindows, StreamJoined, TableJoined } from "./joins/index.ts";
 export { KTable } from "./ktable.ts";
 export { KGroupedStream } from "./kgrouped-stream.ts";
 export { KGroupedTable } from "./kgrouped-table.ts";

@@ -19,7 +19,7 @@ import type { Produced } from "./options/produced.ts";
 import type { Repartitioned } from "./options/repartitioned.ts";
 import { addOperator, nodeName, STREAM_STATE, type StreamState } from "./stream-node.ts";
 import { addRepartition, addSink } from "./sinks.ts";
-import { joinStreams, type JoinWindows, type StreamJoined } from "./joins/index.ts";
+import { dispatchStreamJoin, type GlobalKTable, type Joined, type JoinWindows, type StreamJoined } from "./joins/index.ts";
 import { KGroupedStream } from "./kgrouped-stream.ts";
 import type { KTable } from "./ktable.ts";
 import type { Grouped } from "./options/grouped.ts";
@@ -203,44 +203,78 @@ export class KStream<K, V> {
   }
 
   /**
-   * Joins records of both streams with equal keys whose timestamps are within `windows`;
-   * each record joins every partner in the window. Both streams must be co-partitioned
-   * (repartitioned first if keys may have changed). Records with a null key or value are
-   * skipped.
+   * Joins this stream with another stream, a table or a global table (see docs/joins.md).
+   *
+   * - **Stream** `(other, joiner, windows, streamJoined?)`: records of both streams with equal
+   *   keys whose timestamps are within `windows`; each record joins every partner in the
+   *   window. Both streams must be co-partitioned (repartitioned first if keys may have changed).
+   * - **Table** `(table, joiner, joined?)`: each record looks up the table's current row for
+   *   its key; table updates produce no output. Co-partitioned like a stream-stream join.
+   * - **Global table** `(globalTable, keyMapper, joiner, named?)`: each record looks up the row
+   *   the key mapper names; no co-partitioning.
+   *
+   * Records with a null value are skipped, as are records with a null (mapped) key.
    *
    * @example
    *   orders.join(payments, (o, p) => ({ ...o, paidAt: p.at }), JoinWindows.ofTimeDifferenceWithNoGrace(60_000));
+   *   clicks.join(users, (click, user) => ({ ...click, country: user.country }));
+   *   orders.join(products, (id, o) => o.productId, (o, p) => ({ ...o, price: p.price }));
    */
   join<VO, VR>(
     other: KStream<K, VO>,
     joiner: (value: NonNullable<V>, otherValue: NonNullable<VO>, key: NonNullable<K>) => VR,
     windows: JoinWindows,
     streamJoined?: StreamJoined<NonNullable<K>, NonNullable<V>, NonNullable<VO>>,
-  ): KStream<NonNullable<K>, VR> {
-    return new KStream(joinStreams(this[STREAM_STATE], other[STREAM_STATE], joiner as never, windows, streamJoined as never, "inner"));
+  ): KStream<NonNullable<K>, VR>;
+  join<VT, VR>(
+    table: KTable<NonNullable<K>, VT>,
+    joiner: (value: NonNullable<V>, tableValue: VT, key: NonNullable<K>) => VR,
+    joined?: Joined<NonNullable<K>, NonNullable<V>, unknown>,
+  ): KStream<NonNullable<K>, VR>;
+  join<KG, VG, VR>(
+    globalTable: GlobalKTable<KG, VG>,
+    keyMapper: (key: K, value: NonNullable<V>) => KG | null,
+    joiner: (value: NonNullable<V>, globalValue: VG, key: K) => VR,
+    named?: Named,
+  ): KStream<K, VR>;
+  join<VR>(other: object, a: unknown, b?: unknown, c?: unknown): KStream<NonNullable<K>, VR> | KStream<K, VR> {
+    return new KStream<K, VR>(dispatchStreamJoin(this[STREAM_STATE], other, a, b, c, "inner"));
   }
 
   /**
-   * Like `join`, and a record of this stream that finds no partner is emitted once with
-   * `null` for the other value, when its window plus grace has closed (never early).
+   * Like `join`, and a record without a partner is emitted too, with `null` for the other
+   * value: against a stream, once its window plus grace has closed (never early); against a
+   * table, at once. A record with a null key is emitted at once with `null`.
    */
   leftJoin<VO, VR>(
     other: KStream<K, VO>,
     joiner: (value: NonNullable<V>, otherValue: NonNullable<VO> | null, key: K) => VR,
     windows: JoinWindows,
     streamJoined?: StreamJoined<NonNullable<K>, NonNullable<V>, NonNullable<VO>>,
-  ): KStream<K, VR> {
-    return new KStream(joinStreams(this[STREAM_STATE], other[STREAM_STATE], joiner as never, windows, streamJoined as never, "left"));
+  ): KStream<K, VR>;
+  leftJoin<VT, VR>(
+    table: KTable<NonNullable<K>, VT>,
+    joiner: (value: NonNullable<V>, tableValue: VT | null, key: K) => VR,
+    joined?: Joined<NonNullable<K>, NonNullable<V>, unknown>,
+  ): KStream<K, VR>;
+  leftJoin<KG, VG, VR>(
+    globalTable: GlobalKTable<KG, VG>,
+    keyMapper: (key: K, value: NonNullable<V>) => KG | null,
+    joiner: (value: NonNullable<V>, globalValue: VG | null, key: K) => VR,
+    named?: Named,
+  ): KStream<K, VR>;
+  leftJoin<VR>(other: object, a: unknown, b?: unknown, c?: unknown): KStream<K, VR> {
+    return new KStream(dispatchStreamJoin(this[STREAM_STATE], other, a, b, c, "left"));
   }
 
-  /** Like `leftJoin`, for records of either stream: the side without a partner is `null`. */
+  /** Like `leftJoin` against another stream, for records of either side: the side without a partner is `null`. */
   outerJoin<VO, VR>(
     other: KStream<K, VO>,
     joiner: (value: NonNullable<V> | null, otherValue: NonNullable<VO> | null, key: K) => VR,
     windows: JoinWindows,
     streamJoined?: StreamJoined<NonNullable<K>, NonNullable<V>, NonNullable<VO>>,
   ): KStream<K, VR> {
-    return new KStream(joinStreams(this[STREAM_STATE], other[STREAM_STATE], joiner as never, windows, streamJoined as never, "outer"));
+    return new KStream(dispatchStreamJoin(this[STREAM_STATE], other, joiner, windows, streamJoined, "outer"));
   }
 
   private stateless<KR, VR>(

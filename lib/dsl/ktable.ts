@@ -13,6 +13,7 @@ import type { Grouped } from "./options/grouped.ts";
 import type { Materialized } from "./options/materialized.ts";
 import { Named } from "./options/named.ts";
 import { nodeName } from "./stream-node.ts";
+import { dispatchTableJoin, type TableJoined } from "./joins/index.ts";
 import { suppressTable, type Suppressed } from "./windows/suppressed.ts";
 import { materializedTable, TABLE_STATE, type TableState } from "./table-node.ts";
 
@@ -97,6 +98,53 @@ export class KTable<K, V> {
       valueSerde: grouped?.valueSerde ?? null,
       repartitionName: grouped?.name ?? null,
     });
+  }
+
+  /**
+   * Joins with another table, kept up to date as either side changes (see docs/joins.md):
+   *
+   * - **Primary key** `(other, joiner, named?, materialized?)`: rows with equal keys; both
+   *   tables must be co-partitioned. A delete on either side deletes the joined row.
+   * - **Foreign key** `(other, foreignKeyExtractor, joiner, tableJoined?, materialized?)`:
+   *   each row joins the other table's row whose key its extractor returns; a row whose
+   *   foreign key is null does not join. No co-partitioning needed.
+   *
+   * @example
+   *   orders.join(customers, (order) => order.customerId, (o, c) => ({ ...o, customer: c.name }), TableJoined.as("order-customer"));
+   */
+  join<VO, VR>(other: KTable<K, VO>, joiner: (value: V, otherValue: VO, key: K) => VR, named?: Named | Materialized<K, VR>, materialized?: Materialized<K, VR>): KTable<K, VR>;
+  join<KO, VO, VR>(
+    other: KTable<KO, VO>,
+    foreignKeyExtractor: (value: V) => KO | null,
+    joiner: (value: V, otherValue: VO, key: K) => VR,
+    tableJoined?: TableJoined | Materialized<K, VR>,
+    materialized?: Materialized<K, VR>,
+  ): KTable<K, VR>;
+  join<VR>(other: object, a: unknown, b?: unknown, c?: unknown, d?: unknown): KTable<K, VR> {
+    return new KTable(dispatchTableJoin(this[TABLE_STATE], other, a, b, c, d, "inner"));
+  }
+
+  /** Like `join`, and every row of this table is in the result: with `null` for the other value when it has no partner. */
+  leftJoin<VO, VR>(other: KTable<K, VO>, joiner: (value: V, otherValue: VO | null, key: K) => VR, named?: Named | Materialized<K, VR>, materialized?: Materialized<K, VR>): KTable<K, VR>;
+  leftJoin<KO, VO, VR>(
+    other: KTable<KO, VO>,
+    foreignKeyExtractor: (value: V) => KO | null,
+    joiner: (value: V, otherValue: VO | null, key: K) => VR,
+    tableJoined?: TableJoined | Materialized<K, VR>,
+    materialized?: Materialized<K, VR>,
+  ): KTable<K, VR>;
+  leftJoin<VR>(other: object, a: unknown, b?: unknown, c?: unknown, d?: unknown): KTable<K, VR> {
+    return new KTable(dispatchTableJoin(this[TABLE_STATE], other, a, b, c, d, "left"));
+  }
+
+  /** A primary-key join in which every row of either table is in the result, `null` standing for the missing side. */
+  outerJoin<VO, VR>(
+    other: KTable<K, VO>,
+    joiner: (value: V | null, otherValue: VO | null, key: K) => VR,
+    named?: Named | Materialized<K, VR>,
+    materialized?: Materialized<K, VR>,
+  ): KTable<K, VR> {
+    return new KTable(dispatchTableJoin(this[TABLE_STATE], other, joiner, named, materialized, undefined, "outer"));
   }
 
   private transform<VR>(

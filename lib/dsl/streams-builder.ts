@@ -8,6 +8,7 @@ import { KTable } from "./ktable.ts";
 import { addKeyValueStore, storeNameFor } from "./materialize.ts";
 import type { Materialized } from "./options/materialized.ts";
 import { addTableSource, materializedTable } from "./table-node.ts";
+import { addGlobalTable, type GlobalKTable } from "./joins/index.ts";
 
 /** The shape of the state layer's store builders, described here so the DSL need not import them. */
 export interface LoggedStoreBuilder {
@@ -96,6 +97,19 @@ export class StreamsBuilder {
     const serdes = addKeyValueStore(this.topology, storeName, m, { key: keySerde, value: valueSerde }, `table("${topic}")`);
     addTableSource(this.topology, tableName, sourceName, storeName);
     return new KTable(materializedTable(this.topology, tableName, storeName, serdes));
+  }
+
+  /**
+   * Reads a topic as a GlobalKTable: every instance holds all of its partitions in a local
+   * store (named by `Materialized.as(..)`, else generated), for streams to join by any key
+   * they compute, with no co-partitioning. A null value deletes the key.
+   *
+   * @example
+   *   const products = builder.globalTable("products", Consumed.with(Serdes.string(), Serdes.json<Product>()), Materialized.as("products"));
+   */
+  globalTable<K = Buffer, V = Buffer>(topic: string, consumed?: Consumed<K, V>, materialized?: Materialized<K, V>): GlobalKTable<K, V> {
+    const options = consumed ?? (Consumed.with(Serdes.bytes(), Serdes.bytes()) as unknown as Consumed<K, V>);
+    return addGlobalTable(this.topology, topic, options, materialized);
   }
 
   /**

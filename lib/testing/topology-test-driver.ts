@@ -5,6 +5,7 @@ import type { StoreSpec, Topology } from "../topology/index.ts";
 import { StreamTask, taskIdOf, type RecordCollector, type TaskStores } from "../runtime/index.ts";
 import type { KeyValueStore } from "../state/index.ts";
 import { DriverStateDirectory } from "./driver-stores.ts";
+import { DriverGlobalStores } from "./global-stores.ts";
 import type { CapturedRecord } from "./test-record.ts";
 import { TestInputTopic, TestOutputTopic, type DriverPort } from "./test-topics.ts";
 
@@ -70,7 +71,8 @@ export class TopologyTestDriver {
   readonly applicationId: string;
   private wallClockMs: number;
   private readonly tasks: StreamTask[];
-  private readonly stores = new Map<string, { task: StreamTask; get: () => unknown }>();
+  private readonly stores = new Map<string, { task: StreamTask | null; get: () => unknown }>();
+  private readonly globals: DriverGlobalStores;
   private readonly taskStores: TaskStores[] = [];
   private readonly stateDir: DriverStateDirectory | null;
   private readonly commitEachRecord: boolean;
@@ -87,6 +89,9 @@ export class TopologyTestDriver {
     const factory = options.storeFactory;
     this.stateDir = factory ? null : new DriverStateDirectory(this.applicationId);
     try {
+      this.globals = new DriverGlobalStores(topology, this.applicationId, this.stateDir, factory);
+      if (this.globals.taskStores) this.taskStores.push(this.globals.taskStores);
+      for (const name of this.globals.names()) this.stores.set(name, { task: null, get: () => this.globals.get(name) });
       this.tasks = this.createTasks(topology, options, factory);
       for (const task of this.tasks) task.init();
     } catch (error) {
@@ -118,7 +123,7 @@ export class TopologyTestDriver {
         applicationId: this.applicationId,
         partitions: sub.sourceTopics(this.applicationId).map((topic) => ({ topic, partition: 0 })),
         collector,
-        stores: { getStore: (name) => taskStores.get(name) },
+        stores: { getStore: (name) => taskStores.get(name) ?? this.globals.get(name) },
         exceptionHandlers: options.exceptionHandlers ?? {},
         clock: () => this.wallClockMs,
       });
@@ -149,7 +154,7 @@ export class TopologyTestDriver {
   }
 
   createInputTopic<K, V>(topic: string, keySerde: Serde<K>, valueSerde: Serde<V>): TestInputTopic<K, V> {
-    if (this.readersOf(topic).length === 0) {
+    if (this.readersOf(topic).length === 0 && !this.globals.has(topic)) {
       throw new ConfigError(`Topic "${topic}" is not an input of this topology; its inputs are [${this.inputTopics().join(", ")}].`);
     }
     return new TestInputTopic(this.port, topic, keySerde, valueSerde);
@@ -244,6 +249,7 @@ export class TopologyTestDriver {
 
   private pipe(topic: string, key: Buffer | null, value: Buffer | null, timestamp: number | undefined, headers: Headers): void {
     this.requireOpen();
+    this.globals.fill(topic, key, value, timestamp ?? this.wallClockMs);
     this.enqueue(topic, { key, value, timestamp: timestamp ?? this.wallClockMs, headers, partition: 0 });
     this.drain();
     if (this.commitEachRecord) this.commit();

@@ -1,0 +1,152 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { Consumed, Grouped, Materialized, Produced, StreamsBuilder, TableJoined } from "../../../lib/dsl/index.ts";
+import { consoleLogger, silentLogger } from "../../../lib/observability/index.ts";
+import { responseSerde, setSkippedRecordLogger, valueHash } from "../../../lib/processor/index.ts";
+import { Serdes } from "../../../lib/serdes/index.ts";
+import { TopologyTestDriver } from "../../../lib/testing/index.ts";
+import { pick, rng } from "./oracle-helpers.ts";
+
+beforeAll(() => setSkippedRecordLogger(silentLogger));
+afterAll(() => setSkippedRecordLogger(consoleLogger("sluice.dsl")));
+
+const strings = Consumed.with(Serdes.string(), Serdes.string());
+let driver: TopologyTestDriver | undefined;
+afterEach(() => {
+  driver?.close();
+  driver = undefined;
+});
+
+/** Orders are "<customer>:<n>" (or "none:<n>", no foreign key); customers are names. */
+const foreignKey = (order: string): string | null => {
+  const fk = order.split(":")[0]!;
+  return fk === "none" ? null : fk;
+};
+const joiner = (order: string, customer: string | null) => `${order}|${customer ?? "-"}`;
+
+function bruteForce(leftJoin: boolean, orders: Map<string, string>, customers: Map<string, string>): Map<string, string> {
+  const result = new Map<string, string>();
+  for (const [id, order] of orders) {
+    const fk = foreignKey(order);
+    const customer = fk === null ? null : (customers.get(fk) ?? null);
+    if (customer !== null || leftJoin) result.set(id, joiner(order, customer));
+  }
+  return result;
+}
+
+function countBy(result: Map<string, string>): Map<string, bigint> {
+  const counts = new Map<string, bigint>();
+  for (const v of result.values()) {
+    const customer = v.split("|")[1]!;
+    counts.set(customer, (counts.get(customer) ?? 0n) + 1n);
+  }
+  return counts;
+}
+
+describe("foreign-key table join against the brute-force join after every update", () => {
+  for (const leftJoin of [false, true]) {
+    for (const materialize of [false, true]) {
+      it(`${leftJoin ? "leftJoin" : "join"}${materialize ? ", materialized" : ""}: FK changes and deletes never leave a stale result`, () => {
+        for (const seed of [31, 32, 33]) {
+          const b = new StreamsBuilder();
+          const orders = b.table("orders", strings, Materialized.as("orders"));
+          const customers = b.table("customers", strings, Materialized.as("customers"));
+          const store = materialize ? Materialized.as<string, string>("order-customer").withValueSerde(Serdes.string()) : undefined;
+          const joined = leftJoin
+            ? orders.leftJoin(customers, foreignKey, (o, c) => joiner(o, c), TableJoined.as("oc"), store)
+            : orders.join(customers, foreignKey, (o, c) => joiner(o, c), TableJoined.as("oc"), store);
+          joined.toStream().to("out", Produced.with(Serdes.string(), Serdes.string()));
+          // Old values must be right for an aggregation downstream to subtract.
+          joined.groupBy((k, v) => [v.split("|")[1]!, v] as const, Grouped.with(Serdes.string(), Serdes.string())).count(Materialized.as("per-customer"));
+          driver = new TopologyTestDriver(b.build());
+          const inputs = {
+            orders: driver.createInputTopic("orders", Serdes.string(), Serdes.string()),
+            customers: driver.createInputTopic("customers", Serdes.string(), Serdes.string()),
+          };
+          const output = driver.createOutputTopic("out", Serdes.string(), Serdes.string());
+          const tables = { orders: new Map<string, string>(), customers: new Map<string, string>() };
+          const seen = new Map<string, string>();
+          const random = rng(seed);
+          for (let i = 0; i < 300; i++) {
+            const side = random() < 0.6 ? "orders" : "customers";
+            const key = side === "orders" ? pick(random, ["o1", "o2", "o3", "o4", "o5", "o6"]) : pick(random, ["c1", "c2", "c3"]);
+            const value = random() < 0.2 ? null : side === "orders" ? `${pick(random, ["c1", "c2", "c3", "c4", "none"])}:${i}` : `name${i}`;
+            inputs[side].pipeInput(key, value, i);
+            if (value === null) tables[side].delete(key);
+            else tables[side].set(key, value);
+            for (const r of output.readRecordsToList()) {
+              if (r.value === null) seen.delete(r.key!);
+              else seen.set(r.key!, r.value);
+            }
+            const expected = bruteForce(leftJoin, tables.orders, tables.customers);
+            expect(seen, `seed ${seed}, update ${i}`).toEqual(expected);
+            if (materialize) {
+              const stored = new Map(driver.getKeyValueStore<string, string>("order-customer").all().map((e) => [e.key, e.value] as const));
+              expect(stored, `seed ${seed}, update ${i}: store`).toEqual(expected);
+            }
+            const counts = new Map(driver.getKeyValueStore<string, bigint>("per-customer").all().filter((e) => e.value !== 0n).map((e) => [e.key, e.value] as const));
+            expect(counts, `seed ${seed}, update ${i}: counts`).toEqual(countBy(expected));
+          }
+          driver.close();
+          driver = undefined;
+        }
+      });
+    }
+  }
+});
+
+describe("foreign-key join responses", () => {
+  it("drops a response made for an older value of the left row, uses one made for the current value", () => {
+    const b = new StreamsBuilder();
+    b.table("orders", strings).join(b.table("customers", strings), foreignKey, joiner, TableJoined.as("oc")).toStream().to("out", Produced.with(Serdes.string(), Serdes.string()));
+    driver = new TopologyTestDriver(b.build());
+    const orders = driver.createInputTopic("orders", Serdes.string(), Serdes.string());
+    driver.createInputTopic("customers", Serdes.string(), Serdes.string()).pipeInput("c1", "Ann");
+    const out = driver.createOutputTopic("out", Serdes.string(), Serdes.string());
+    orders.pipeInput("o1", "c1:old");
+    orders.pipeInput("o1", "c1:new");
+    expect(out.readKeyValuesToList()).toEqual([["o1", "c1:old|Ann"], ["o1", "c1:new|Ann"]]);
+    const topic = "test-app-oc-subscription-response-topic";
+    const responses = driver.createInputTopic(topic, Serdes.string(), responseSerde(Serdes.string() as never));
+    const hash = (v: string) => valueHash(Serdes.string().serialize("orders", v));
+    responses.pipeInput("o1", { hash: hash("c1:old"), foreignValue: "Stale" });
+    expect(out.isEmpty()).toBe(true);
+    responses.pipeInput("o1", { hash: hash("c1:new"), foreignValue: "Bob" });
+    expect(out.readKeyValuesToList()).toEqual([["o1", "c1:new|Bob"]]);
+  });
+});
+
+describe("foreign-key join topology", () => {
+  it("names its internal topics and store as Kafka Streams does, each co-partitioned with the table that reads it", () => {
+    const b = new StreamsBuilder();
+    const orders = b.table("orders", strings);
+    const customers = b.table("customers", strings);
+    orders.join(customers, foreignKey, joiner, TableJoined.as("oc")).toStream().to("out", Produced.with(Serdes.string(), Serdes.string()));
+    const topology = b.build();
+    const names = topology.internalTopics.map((t) => t.name);
+    expect(names).toContain("oc-subscription-registration-topic");
+    expect(names).toContain("oc-subscription-response-topic");
+    expect(names).toContain("oc-subscription-store-changelog");
+    const registration = topology.internalTopics.find((t) => t.name === "oc-subscription-registration-topic")!;
+    expect(registration.kind).toBe("repartition");
+    expect(registration.numberOfPartitions).toBeNull();
+    expect(topology.copartitionGroups("app").map((g) => g.sort())).toEqual([
+      ["app-oc-subscription-registration-topic", "customers"],
+      ["app-oc-subscription-response-topic", "orders"],
+    ]);
+    expect(topology.subtopologies).toHaveLength(2);
+  });
+
+  it("generates names without TableJoined", () => {
+    const b = new StreamsBuilder();
+    b.table("orders", strings).leftJoin(b.table("customers", strings), foreignKey, joiner).toStream().to("out", Produced.with(Serdes.string(), Serdes.string()));
+    const names = b.build().internalTopics.map((t) => t.name);
+    expect(names.some((n) => /^KTABLE-FK-JOIN-SUBSCRIPTION-REGISTRATION-\d{10}-topic$/.test(n))).toBe(true);
+    expect(names.some((n) => /^KTABLE-FK-JOIN-SUBSCRIPTION-RESPONSE-\d{10}-topic$/.test(n))).toBe(true);
+  });
+
+  it("refuses outerJoin with a foreign key", () => {
+    const b = new StreamsBuilder();
+    const orders = b.table("orders", strings);
+    expect(() => (orders.outerJoin as unknown as (...a: unknown[]) => unknown)(b.table("customers", strings), foreignKey, joiner)).toThrow(/outerJoin is not supported/);
+  });
+});
