@@ -60,8 +60,12 @@ function configure(
  * (compacted changelog: an emitted window's entry is deleted with a tombstone) wrapped so
  * that it also keeps the operator's stream time.
  */
-export function addFinalResultBuffer(builder: TopologyBuilder, name: string, logConfig: Readonly<Record<string, string>> = {}): void {
-  const store = Stores.keyValueStoreBuilder(name, Serdes.bytes(), Serdes.bytes()).withLoggingEnabled({ ...logConfig });
+export function addFinalResultBuffer(builder: TopologyBuilder, name: string, options: { cached?: boolean } = {}): void {
+  const store = Stores.keyValueStoreBuilder(name, Serdes.bytes(), Serdes.bytes()).withLoggingEnabled({});
+  // A cache collapses a window's updates within a commit interval into one changelog record;
+  // worth it only when scans for closed windows are rare (time windows: once per advance),
+  // since a range scan walks every dirty cache entry.
+  if (options.cached) store.withCachingEnabled();
   builder.addStateStore({
     name,
     changelog: true,

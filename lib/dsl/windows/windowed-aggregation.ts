@@ -80,7 +80,7 @@ export function aggregateWindowed(grouped: GroupedStreamState, windows: AnyWindo
     stores.push(recordStoreName);
   }
   if (bufferStoreName !== null) {
-    addFinalResultBuffer(builder, bufferStoreName);
+    addFinalResultBuffer(builder, bufferStoreName, { cached: windows.kind === "time" });
     stores.push(bufferStoreName);
   }
   const late = options.lateRecordsTopic;

@@ -72,10 +72,10 @@ export abstract class WindowedAggregateBase<K, V, VA> {
   }
 
   /** Emits (once) every buffered result whose window closed by `nowMs`. */
-  protected emitClosed(nowMs: number): void {
+  protected emitClosed(nowMs: number, nextCloseAfter?: (timeMs: number) => number): void {
     if (this.buffer === null) return;
     const { options } = this;
-    for (const r of this.buffer.takeClosed(nowMs)) {
+    for (const r of this.buffer.takeClosed(nowMs, nextCloseAfter)) {
       const key = options.keySerde.deserialize(options.storeName, r.keyBytes) as K;
       const value = options.aggregateSerde.deserialize(options.storeName, r.valueBytes);
       const windowed: Windowed<K> = { key, window: { startMs: r.startMs, endMs: r.endMs } };

@@ -81,12 +81,15 @@ export class FinalResultBuffer implements StateStore {
 
   /**
    * Removes and returns, in close-time order, every result whose window has closed by
-   * stream time `nowMs`.
+   * stream time `nowMs`. `nextCloseAfter(now)` may say when the next window can close at the
+   * earliest (default now + 1).
    */
-  takeClosed(nowMs: number): BufferedResult[] {
+  takeClosed(nowMs: number, nextCloseAfter?: (timeMs: number) => number): BufferedResult[] {
     if (nowMs < this.earliestClose) return [];
     const entries = this.store.range(null, int64(nowMs + 1));
-    this.earliestClose = nowMs + 1;
+    // Time windows close only on a grid (start + size + grace, starts every `advance`): no
+    // window can close before the next grid point, so no scan is needed until then.
+    this.earliestClose = nextCloseAfter ? nextCloseAfter(nowMs) : nowMs + 1;
     const results: BufferedResult[] = [];
     for (const { key, value } of entries) {
       if (key.length < 24) continue;

@@ -14,10 +14,15 @@ import { closesAt, type TimeWindows } from "./windows.ts";
 export class TimeWindowAggregateProcessor<K, V, VA> extends WindowedAggregateBase<K, V, VA> implements Processor<K, V, unknown, unknown> {
   private store!: WindowStore<K, VA>;
   private readonly windows: TimeWindows;
+  private readonly nextCloseAfter: (timeMs: number) => number;
 
   constructor(windows: TimeWindows, options: WindowedAggregateOptions<K, V, VA>) {
     super(options);
     this.windows = windows;
+    // Windows close at start + size + grace, starts every `advance` ms: the next close after t.
+    const { advanceMs } = windows;
+    const phase = (windows.sizeMs + windows.graceMs) % advanceMs;
+    this.nextCloseAfter = (t) => t + 1 + ((((phase - (t + 1)) % advanceMs) + advanceMs) % advanceMs);
   }
 
   init(context: ProcessorContext<unknown, unknown>): void {
@@ -48,6 +53,6 @@ export class TimeWindowAggregateProcessor<K, V, VA> extends WindowedAggregateBas
       this.emitUpdate(key, { startMs, endMs }, closes, aggregate, old, timestamp);
     }
     if (missed !== null) reportLate(this.context, options.output, this.metrics, options.nodeName, record, missed, now);
-    this.emitClosed(now);
+    this.emitClosed(now, this.nextCloseAfter);
   };
 }

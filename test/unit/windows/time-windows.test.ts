@@ -106,4 +106,27 @@ describe("TimeWindows", () => {
     expect(out.readKeyValuesToList()).toEqual([[windowed("k", 1000, 2000), 2n]]);
     expect(driver.getStateStore<{ pending(): number }>("final-counts-final-results").pending()).toBe(1);
   });
+
+  it("groupBy re-keys through a repartition topic first, keeping event times", () => {
+    const b = new StreamsBuilder();
+    b.stream("in", strings)
+      .groupBy((k, v) => v!, Grouped.with(Serdes.string(), Serdes.string()))
+      .windowedBy(TimeWindows.ofSizeWithNoGrace(1000))
+      .count(Materialized.as("by-value"))
+      .toStream()
+      .to("out");
+    const topology = b.build();
+    expect(topology.internalTopics.map((t) => t.name)).toContain("by-value-repartition");
+    driver = new TopologyTestDriver(topology);
+    const input = driver.createInputTopic("in", Serdes.string(), Serdes.string());
+    input.pipeInput("a", "red", 100);
+    input.pipeInput("b", "red", 900);
+    input.pipeInput("c", "red", 1100);
+    const out = driver.createOutputTopic("out", WindowedSerdes.timeWindowed(Serdes.string(), 1000), Serdes.int64());
+    expect(out.readKeyValuesToList()).toEqual([
+      [windowed("red", 0, 1000), 1n],
+      [windowed("red", 0, 1000), 2n],
+      [windowed("red", 1000, 2000), 1n],
+    ]);
+  });
 });
