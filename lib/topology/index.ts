@@ -4,7 +4,7 @@ export type { TopologyDescription } from "./topology.ts";
 export { SubTopology } from "./subtopology.ts";
 export { NameGenerator, decorateTopic, repartitionTopicName, REPARTITION_SUFFIX, CHANGELOG_SUFFIX } from "./naming.ts";
 export type { InternalTopicSpec } from "./internal-topics.ts";
-export type { CopartitionedTopic, GlobalStoreSpec } from "./joins.ts";
+export { copartitionedPartitionCounts, type CopartitionedTopic, type GlobalStoreSpec } from "./joins.ts";
 export type {
   ConsumedRecord,
   OffsetReset,

@@ -1,3 +1,4 @@
+import { TopologyError } from "../errors/index.ts";
 import type { Serde } from "../serdes/index.ts";
 import { decorateTopic } from "./naming.ts";
 import { parentsOf, type StoreSpec, type TopologyNode } from "./nodes.ts";
@@ -62,4 +63,67 @@ export function copartitionTopicGroups(nodes: readonly TopologyNode[], nodeGroup
 /** The run-time names of a co-partition group's topics. */
 export function copartitionGroupNames(group: readonly CopartitionedTopic[], applicationId: string): string[] {
   return group.map((t) => (t.internal ? decorateTopic(applicationId, t.topic) : t.topic));
+}
+
+/**
+ * The co-partitioning rule for partition counts (Kafka Streams' CopartitionedTopicsEnforcer),
+ * for the runtime's topic plan. `counts` holds what is known so far by run-time name (user
+ * topics; internal ones once worked out). Returns the counts it forces on internal topics:
+ *
+ * - a group with user topics: those must all have one count (else a TopologyError naming
+ *   them), and every internal topic of the group gets it (an explicit different count is an
+ *   error);
+ * - a group of internal topics only: their explicit counts must agree and then apply to all;
+ *   without one, once all of them are known (`counts`), all get the largest.
+ *
+ * Call it before working out repartition counts from their writers (it seeds them, which
+ * also breaks the cycle of a foreign-key join's two topics) and once more afterwards.
+ */
+export function copartitionedPartitionCounts(
+  groups: readonly (readonly CopartitionedTopic[])[],
+  internalTopics: readonly { readonly name: string; readonly numberOfPartitions: number | null }[],
+  applicationId: string,
+  counts: ReadonlyMap<string, number>,
+): Map<string, number> {
+  const forced = new Map<string, number>();
+  const explicit = new Map(internalTopics.map((t) => [t.name, t.numberOfPartitions]));
+  for (const group of groups) {
+    const external = group.filter((t) => !t.internal).map((t) => t.topic);
+    const internal = group.filter((t) => t.internal);
+    const runName = (t: CopartitionedTopic) => decorateTopic(applicationId, t.topic);
+    let count: number | undefined;
+    if (external.length > 0) {
+      const known = external.map((t) => counts.get(t));
+      if (known.some((c) => c === undefined)) continue;
+      if (new Set(known).size > 1) {
+        throw new TopologyError(
+          `topics not co-partitioned: ${external.map((t, i) => `${t} (${known[i]} partitions)`).join(", ")}; ` +
+            "a join across them needs equal partition counts: repartition one side (KStream.repartition) or recreate the topics",
+        );
+      }
+      count = known[0]!;
+      for (const t of internal) {
+        const fixed = explicit.get(t.topic) ?? null;
+        if (fixed !== null && fixed !== count) {
+          throw new TopologyError(
+            `repartition topic ${runName(t)} has ${fixed} partitions (Repartitioned.withNumberOfPartitions), but the topics it is joined with ` +
+              `(${external.join(", ")}) have ${count}: drop the explicit count or make them equal`,
+          );
+        }
+      }
+    } else {
+      const fixed = [...new Set(internal.map((t) => explicit.get(t.topic) ?? null).filter((n): n is number => n !== null))];
+      if (fixed.length > 1) {
+        throw new TopologyError(`co-partitioned repartition topics ${internal.map(runName).join(", ")} have different explicit partition counts (${fixed.join(", ")}): make them equal`);
+      }
+      if (fixed.length === 1) count = fixed[0]!;
+      else {
+        const known = internal.map((t) => counts.get(runName(t)));
+        if (known.some((c) => c === undefined)) continue;
+        count = Math.max(...(known as number[]));
+      }
+    }
+    for (const t of internal) forced.set(runName(t), count);
+  }
+  return forced;
 }

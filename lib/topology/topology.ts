@@ -1,6 +1,6 @@
 import { describeAsMermaid, describeAsText } from "./describe.ts";
 import type { InternalTopicSpec } from "./internal-topics.ts";
-import { copartitionGroupNames, type CopartitionedTopic, type GlobalStoreSpec } from "./joins.ts";
+import { copartitionedPartitionCounts, copartitionGroupNames, type CopartitionedTopic, type GlobalStoreSpec } from "./joins.ts";
 import type { StoreSpec } from "./nodes.ts";
 import type { SubTopology } from "./subtopology.ts";
 
@@ -42,6 +42,15 @@ export class Topology {
    */
   copartitionGroups(applicationId: string): string[][] {
     return this.copartitionTopicGroups.map((g) => copartitionGroupNames(g, applicationId));
+  }
+
+  /**
+   * The partition counts co-partitioning forces on internal topics, given the counts known so
+   * far (run-time names); throws a TopologyError naming the topics when user topics that must
+   * be co-partitioned differ. See `copartitionedPartitionCounts` and docs/joins.md.
+   */
+  copartitionedPartitionCounts(applicationId: string, counts: ReadonlyMap<string, number>): Map<string, number> {
+    return copartitionedPartitionCounts(this.copartitionTopicGroups, this.internalTopics, applicationId, counts);
   }
 
   /** Every exact input topic at run time, internal ones prefixed with `applicationId`. */
