@@ -38,7 +38,7 @@ describe("co-partitioning on the real broker", () => {
       expect(error).toBeInstanceOf(TopologyError);
       expect(String(error)).toContain(`${left} (3 partitions)`);
       expect(String(error)).toContain(`${right} (2 partitions)`);
-      expect(app.state).toBe("ERROR");
+      expect(app.state).toMatch(/ERROR/);
     } finally {
       await app.close();
     }
