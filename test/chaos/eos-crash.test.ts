@@ -107,7 +107,7 @@ describe("exactly-once under process faults", () => {
     const { verdict } = await s.run(async () => {
       // A transaction is open only while a commit runs, so stall until one lands inside it:
       // the coordinator then aborts it and bumps the epoch, and the woken commit fails.
-      while (!hit && stalls < 8) {
+      while (!hit && stalls < 12) {
         stalls++;
         const a = s.worker("a");
         const before = a.logCount(/commit failed|outcome unknown/);
