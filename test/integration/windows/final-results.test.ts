@@ -39,7 +39,14 @@ describe("final window results through kill -9 under exactly-once (real broker, 
 
   it("emits each window exactly once, with the same values as an uninterrupted run and the oracle, across crashes in open windows", async () => {
     const input = uniqueName("events");
-    const names = { crashed: uniqueName("final"), crashedCounts: uniqueName("counts"), calm: uniqueName("final-calm"), calmCounts: uniqueName("counts-calm") };
+    const names = {
+      crashed: uniqueName("final"),
+      crashedCounts: uniqueName("counts"),
+      crashedLate: uniqueName("late"),
+      calm: uniqueName("final-calm"),
+      calmCounts: uniqueName("counts-calm"),
+      calmLate: uniqueName("late-calm"),
+    };
     await admin.createTopics([input, ...Object.values(names)].map((name) => ({ name, partitions: PARTITIONS })));
 
     // Out-of-order event times near now (the windowed changelogs expire records by time),
@@ -58,18 +65,23 @@ describe("final window results through kill -9 under exactly-once (real broker, 
 
     // The oracle runs per partition: each task has its own stream time.
     const expected = new Map<string, string[]>();
+    let expectedLate = 0;
     for (let p = 0; p < PARTITIONS; p++) {
-      for (const [id, values] of expectTimeWindows(events.filter((e) => partitionOf(e.key) === p), 1000, 1000, 300).closed) expected.set(id, values);
+      const oracle = expectTimeWindows(events.filter((e) => partitionOf(e.key) === p), 1000, 1000, 300);
+      for (const [id, values] of oracle.closed) expected.set(id, values);
+      expectedLate += oracle.late;
     }
+    expect(expectedLate).toBeGreaterThan(10);
     expect(expected.size).toBeGreaterThan(100);
 
-    const start = (appId: string, output: string, suppressed: string, stateDir: string) => {
+    const start = (appId: string, output: string, suppressed: string, late: string, stateDir: string) => {
       const w = startWorker("../windows/windowed-worker.ts", {
         KAFKA_BOOTSTRAP_SERVERS: bootstrap(),
         APP_ID: appId,
         INPUT: input,
         OUTPUT: output,
         OUTPUT_SUPPRESSED: suppressed,
+        LATE: late,
         STATE_DIR: stateDir,
       });
       workers.push(w);
@@ -80,20 +92,20 @@ describe("final window results through kill -9 under exactly-once (real broker, 
     const processed = (w: WorkerProcess) => Number(w.latest()["processed"] ?? 0);
 
     // Two kill -9s while windows are open, then a survivor gets the rest of the input.
-    const first = start(crashedApp, names.crashed, names.crashedCounts, stateDir);
+    const first = start(crashedApp, names.crashed, names.crashedCounts, names.crashedLate, stateDir);
     await waitFor("first worker processing", () => processed(first) > 1500, 60_000);
     first.kill("SIGKILL");
     await first.exited;
-    const second = start(crashedApp, names.crashed, names.crashedCounts, stateDir);
+    const second = start(crashedApp, names.crashed, names.crashedCounts, names.crashedLate, stateDir);
     await waitFor("second worker processing", () => processed(second) > 800, 60_000);
     second.kill("SIGKILL");
     await second.exited;
-    const third = start(crashedApp, names.crashed, names.crashedCounts, stateDir);
+    const third = start(crashedApp, names.crashed, names.crashedCounts, names.crashedLate, stateDir);
     await producer.send(events.slice(firstPart).map(toRecord));
     await producer.disconnect();
 
     // An uninterrupted run of the same topology over the same input.
-    const calm = start(uniqueName("windows-calm"), names.calm, names.calmCounts, mkdtempSync(join(tmpdir(), "sluice-windows-calm-")));
+    const calm = start(uniqueName("windows-calm"), names.calm, names.calmCounts, names.calmLate, mkdtempSync(join(tmpdir(), "sluice-windows-calm-")));
 
     const read = (topic: string) => readTopic(topic, { readCommitted: true, count: expected.size, timeoutMs: 90_000 });
     const values = (r: FetchedRecord) => r.value!.toString();
@@ -111,6 +123,19 @@ describe("final window results through kill -9 under exactly-once (real broker, 
     const crashedCounts = finals(await readTopic(names.crashedCounts, { readCommitted: true }), counts);
     expect(crashedCounts).toEqual(asCounts);
     expect(finals(await readTopic(names.calmCounts, { readCommitted: true }), counts)).toEqual(crashedCounts);
+
+    // Every late record reached the late-records topic exactly once, naming its window.
+    for (const topic of [names.crashedLate, names.calmLate]) {
+      const late = await readTopic(topic, { readCommitted: true, count: expectedLate, timeoutMs: 30_000 });
+      expect(late.length).toBe(expectedLate);
+      expect(new Set(late.map((r) => r.value!.toString())).size).toBe(expectedLate);
+      expect(late.every((r) => r.headers?.["__streams.late.window.closed.at"] !== undefined)).toBe(true);
+    }
+
+    // The windowed changelogs were created compact,delete, kept a day longer than the store.
+    expect(await admin.describeTopicConfigs(`${crashedApp}-window-values-changelog`)).toMatchObject({ "cleanup.policy": "compact,delete", "retention.ms": String(1300 + 86_400_000) });
+    expect(await admin.describeTopicConfigs(`${crashedApp}-window-values-final-results-changelog`)).toMatchObject({ "cleanup.policy": "compact" });
+    expect(await admin.describeTopicConfigs(`${crashedApp}-final-counts-store-changelog`)).toMatchObject({ "cleanup.policy": "compact" });
     for (const w of [third, calm]) {
       w.kill("SIGTERM");
       expect(await w.exited).toBe(0);

@@ -2,8 +2,9 @@
  * A windowed app in its own process, for crash tests: per key, one-second windows with
  * 300 ms grace over the record timestamps. OUTPUT gets one final result per window
  * (emitStrategy onWindowClose) holding the window's values in arrival order; OUTPUT_SUPPRESSED
- * gets the final count per window through suppress(untilWindowCloses). Env:
- * KAFKA_BOOTSTRAP_SERVERS, APP_ID, INPUT, OUTPUT, OUTPUT_SUPPRESSED, STATE_DIR. Prints a JSON
+ * gets the final count per window through suppress(untilWindowCloses); LATE gets the records
+ * too late for their window. Env: KAFKA_BOOTSTRAP_SERVERS, APP_ID, INPUT, OUTPUT,
+ * OUTPUT_SUPPRESSED, LATE, STATE_DIR. Prints a JSON
  * line per change: {"state","tasks","processed"}.
  */
 import {
@@ -27,6 +28,7 @@ const windows = TimeWindows.ofSizeAndGrace(1000, 300);
 grouped
   .windowedBy(windows)
   .emitStrategy(EmitStrategy.onWindowClose())
+  .withLateRecordsTopic(env("LATE"))
   .aggregate(() => "", (key, value, values) => `${values}${value},`, Materialized.as<string, string>("window-values").withKeySerde(Serdes.string()).withValueSerde(Serdes.string()))
   .toStream()
   .to(env("OUTPUT"));

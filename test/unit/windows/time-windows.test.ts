@@ -105,6 +105,7 @@ describe("TimeWindows", () => {
     input.pipeInput("k", "7", 2600);
     expect(out.readKeyValuesToList()).toEqual([[windowed("k", 1000, 2000), 2n]]);
     expect(driver.getStateStore<{ pending(): number }>("final-counts-final-results").pending()).toBe(1);
+    expect(WindowedMetrics.forTask("late-app", "0_0").finalResults).toBe(2);
   });
 
   it("groupBy re-keys through a repartition topic first, keeping event times", () => {
