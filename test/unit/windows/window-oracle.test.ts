@@ -75,6 +75,14 @@ describe.each(SEEDS)("windows against a brute-force oracle, seed %i", (seed) => 
     check(actual, expected, mode, false);
   });
 
+  it.each(MODES)("hopping windows whose advance does not divide the size (size 100, advance 30, grace 25), %s", (mode) => {
+    const input = generate(seed + 2, 300, { keys: 2, step: 9, jitter: 50, lateProbability: 0.1, lateBy: 200 });
+    const windows = TimeWindows.ofSizeAndGrace(100, 25).advanceBy(30);
+    const build: Build = (g, emit) => g.windowedBy(windows).emitStrategy(emit).reduce((a, v) => `${a},${v}`, Materialized.as<string, string>(`odd-${mode}`).withValueSerde(Serdes.string()));
+    const actual = run(input, build, mode, WindowedSerdes.timeWindowed(Serdes.string(), 100), `odd-${seed}-${mode}`, 1 + (seed % 11));
+    check(actual, expectTimeWindows(input, 100, 30, 25), mode, false);
+  });
+
   it.each(MODES)("tumbling time windows with no grace, %s", (mode) => {
     const input = generate(seed + 1, 300, { keys: 2, step: 10, jitter: 40, lateProbability: 0.15, lateBy: 120 });
     const build: Build = (g, emit) => g.windowedBy(TimeWindows.ofSizeWithNoGrace(50)).emitStrategy(emit).aggregate(() => "", (k, v, a) => `${a}${v},`, append);
