@@ -23,13 +23,13 @@ interface Run {
 }
 
 /** Pipes the input in arrival order, committing every `commitEvery` records (caches flush then), and reads the output. */
-function run(input: Input[], build: Build, mode: Mode, windowedSerde: Serde<Windowed<string>>, appId: string, commitEvery: number): Run {
+function run(input: Input[], build: Build, mode: Mode, windowedSerde: Serde<Windowed<string>>, appId: string, commitEvery: number, cacheMaxBytes?: number): Run {
   const b = new StreamsBuilder();
   const grouped = b.stream("in", Consumed.with(Serdes.string(), Serdes.string())).groupByKey();
   let table = build(grouped as KGroupedStream<string, string>, mode === "on-close" ? EmitStrategy.onWindowClose() : EmitStrategy.onWindowUpdate());
   if (mode === "suppress") table = table.suppress(Suppressed.untilWindowCloses(BufferConfig.unbounded()));
   table.toStream().to("out");
-  driver = new TopologyTestDriver(b.build(), { applicationId: appId, commit: "manual" });
+  driver = new TopologyTestDriver(b.build(), { applicationId: appId, commit: "manual", ...(cacheMaxBytes === undefined ? {} : { cacheMaxBytes }) });
   const topic = driver.createInputTopic("in", Serdes.string(), Serdes.string());
   input.forEach((r, i) => {
     topic.pipeInput(r.key, r.value, r.t);
@@ -81,6 +81,14 @@ describe.each(SEEDS)("windows against a brute-force oracle, seed %i", (seed) => 
     const build: Build = (g, emit) => g.windowedBy(windows).emitStrategy(emit).reduce((a, v) => `${a},${v}`, Materialized.as<string, string>(`odd-${mode}`).withValueSerde(Serdes.string()));
     const actual = run(input, build, mode, WindowedSerdes.timeWindowed(Serdes.string(), 100), `odd-${seed}-${mode}`, 1 + (seed % 11));
     check(actual, expectTimeWindows(input, 100, 30, 25), mode, false);
+  });
+
+  it.each(MODES)("hopping windows with a cache so small that it evicts between commits, %s", (mode) => {
+    const input = generate(seed + 3, 300, { keys: 4, step: 10, jitter: 60, lateProbability: 0.1, lateBy: 300 });
+    const windows = TimeWindows.ofSizeAndGrace(100, 50).advanceBy(50);
+    const build: Build = (g, emit) => g.windowedBy(windows).emitStrategy(emit).aggregate(() => "", (k, v, a) => `${a}${v},`, append);
+    const actual = run(input, build, mode, WindowedSerdes.timeWindowed(Serdes.string(), 100), `evict-${seed}-${mode}`, 25, 600);
+    check(actual, expectTimeWindows(input, 100, 50, 50), mode, false);
   });
 
   it.each(MODES)("tumbling time windows with no grace, %s", (mode) => {
