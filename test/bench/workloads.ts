@@ -1,4 +1,4 @@
-import { Consumed, Materialized, Produced, StreamsBuilder, TimestampExtractors } from "../../lib/dsl/index.ts";
+import { Consumed, JoinWindows, Materialized, Produced, StreamsBuilder, TimestampExtractors } from "../../lib/dsl/index.ts";
 import { EmitStrategy, TimeWindows, WindowedSerdes } from "../../lib/processor/index.ts";
 import { Serdes } from "../../lib/serdes/index.ts";
 import type { Topology } from "../../lib/topology/index.ts";
@@ -41,7 +41,49 @@ export const workloads: Workload[] = [
   // order: the 60 s grace keeps every record (a late one would make the output count fall short).
   windowedCount("windowed-count", "event time from the value; 60 s windows, 60 s grace; count per key and window on every update (no cache: one output per record)", false),
   windowedCount("windowed-count-final", "the same with emitStrategy(onWindowClose): one final count per key and closed window, from the durable buffer", true),
+  ...joinWorkloads(),
 ];
+
+/**
+ * Joins over the one bench input: a stream-table join where every record first upserts its
+ * key's row (toTable) and then looks it up (a get, a put and a join per record), and a
+ * stream-stream join of the input's two halves (n % 20 000 below / above 10 000: the same key
+ * recurs 10 s of event time later on the other side, so each record has partners 10 s
+ * before and after within the 15 s window).
+ */
+function joinWorkloads(): Workload[] {
+  const strings = Consumed.with(Serdes.string(), Serdes.string());
+  const out = Produced.with(Serdes.string(), Serdes.string());
+  const n = (v: string) => Number(v.slice(0, v.indexOf(",")));
+  return [
+    {
+      name: "stream-table-join",
+      describe: "toTable (cached store) then join each record with its key's row: one output per record",
+      topology(input, output) {
+        const b = new StreamsBuilder();
+        const s = b.stream(input, strings).filter((_, v): v is string => v !== null);
+        const table = s.toTable(Materialized.as("bench-join-table"));
+        s.join(table, (v, row) => `${n(v)}:${n(row)}`).to(output, out);
+        return b.build();
+      },
+      expectedOutputs: (records) => records,
+    },
+    {
+      name: "stream-stream-join",
+      describe: "event time from the value; halves joined within 15 s, 60 s grace: one output per pair (~1 per record)",
+      topology(input, output) {
+        const b = new StreamsBuilder();
+        const eventTime = TimestampExtractors.fromField((v: string) => n(v));
+        const s = b.stream(input, strings.withTimestampExtractor(eventTime)).filter((_, v): v is string => v !== null);
+        const left = s.filter((_, v) => n(v) % 20_000 < 10_000);
+        const right = s.filter((_, v) => n(v) % 20_000 >= 10_000);
+        left.join(right, (l, r) => `${n(l)}:${n(r)}`, JoinWindows.ofTimeDifferenceAndGrace(15_000, 60_000)).to(output, out);
+        return b.build();
+      },
+      expectedOutputs: (records) => Math.max(0, records - 10_000),
+    },
+  ];
+}
 
 export function workload(name: string): Workload {
   const found = workloads.find((w) => w.name === name);
