@@ -36,4 +36,23 @@ describe("exactly-once across broker faults", () => {
       await broker.stop();
     }
   });
+
+  it("broker down for 30 s, longer than the clients' retry budget (Kafka Streams' broker-down test)", async () => {
+    const broker = await RestartableBroker.start();
+    try {
+      const s = new Scenario({ name: "broker down 30 s", bootstrap: broker.bootstrap, guarantee: "exactly_once", workload: "aggregate", workers: ["a", "b"] });
+      const { verdict } = await s.run(async () => {
+        s.markFault();
+        await broker.hardKill();
+        await s.sleep(30_000);
+        await broker.restart();
+        await s.waitRecovered();
+        await s.sleep(3_000);
+      });
+      expectExactlyOnce(verdict);
+      expect(s.unplannedExits, "workers that stopped on their own while the broker was down").toEqual([]);
+    } finally {
+      await broker.stop();
+    }
+  });
 });
