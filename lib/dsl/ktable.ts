@@ -112,7 +112,6 @@ export class KTable<K, V> {
    * @example
    *   orders.join(customers, (order) => order.customerId, (o, c) => ({ ...o, customer: c.name }), TableJoined.as("order-customer"));
    */
-  join<VO, VR>(other: KTable<K, VO>, joiner: (value: V, otherValue: VO, key: K) => VR, named?: Named | Materialized<K, VR>, materialized?: Materialized<K, VR>): KTable<K, VR>;
   join<KO, VO, VR>(
     other: KTable<KO, VO>,
     foreignKeyExtractor: (value: V) => KO | null,
@@ -120,12 +119,12 @@ export class KTable<K, V> {
     tableJoined?: TableJoined | Materialized<K, VR>,
     materialized?: Materialized<K, VR>,
   ): KTable<K, VR>;
+  join<VO, VR>(other: KTable<K, VO>, joiner: (value: V, otherValue: VO, key: K) => VR, named?: Named | Materialized<K, VR>, materialized?: Materialized<K, VR>): KTable<K, VR>;
   join<VR>(other: object, a: unknown, b?: unknown, c?: unknown, d?: unknown): KTable<K, VR> {
     return new KTable(dispatchTableJoin(this[TABLE_STATE], other, a, b, c, d, "inner"));
   }
 
   /** Like `join`, and every row of this table is in the result: with `null` for the other value when it has no partner. */
-  leftJoin<VO, VR>(other: KTable<K, VO>, joiner: (value: V, otherValue: VO | null, key: K) => VR, named?: Named | Materialized<K, VR>, materialized?: Materialized<K, VR>): KTable<K, VR>;
   leftJoin<KO, VO, VR>(
     other: KTable<KO, VO>,
     foreignKeyExtractor: (value: V) => KO | null,
@@ -133,6 +132,7 @@ export class KTable<K, V> {
     tableJoined?: TableJoined | Materialized<K, VR>,
     materialized?: Materialized<K, VR>,
   ): KTable<K, VR>;
+  leftJoin<VO, VR>(other: KTable<K, VO>, joiner: (value: V, otherValue: VO | null, key: K) => VR, named?: Named | Materialized<K, VR>, materialized?: Materialized<K, VR>): KTable<K, VR>;
   leftJoin<VR>(other: object, a: unknown, b?: unknown, c?: unknown, d?: unknown): KTable<K, VR> {
     return new KTable(dispatchTableJoin(this[TABLE_STATE], other, a, b, c, d, "left"));
   }
