@@ -22,6 +22,11 @@ export interface GlobalStoreSpec {
   readonly storeSpec: StoreSpec;
 }
 
+/** The global stores after the sub-topologies in `describe()`: they generate no tasks. */
+export function describeGlobalStores(specs: readonly GlobalStoreSpec[]): string {
+  return specs.map((g) => `   Global store: ${g.storeName} (topic: ${g.topic}; every instance, no tasks)\n`).join("");
+}
+
 /** A source topic as a co-partition group names it: internal ones are named without the application id. */
 export interface CopartitionedTopic {
   readonly topic: string;

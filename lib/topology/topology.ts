@@ -1,6 +1,6 @@
 import { describeAsMermaid, describeAsText } from "./describe.ts";
 import type { InternalTopicSpec } from "./internal-topics.ts";
-import { copartitionedPartitionCounts, copartitionGroupNames, type CopartitionedTopic, type GlobalStoreSpec } from "./joins.ts";
+import { copartitionedPartitionCounts, copartitionGroupNames, describeGlobalStores, type CopartitionedTopic, type GlobalStoreSpec } from "./joins.ts";
 import type { StoreSpec } from "./nodes.ts";
 import type { SubTopology } from "./subtopology.ts";
 
@@ -60,7 +60,7 @@ export class Topology {
 
   describe(): TopologyDescription {
     return {
-      toString: () => describeAsText(this.subtopologies),
+      toString: () => describeAsText(this.subtopologies) + describeGlobalStores(this.globalStores),
       toMermaid: () => describeAsMermaid(this.subtopologies),
     };
   }

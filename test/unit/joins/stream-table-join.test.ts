@@ -124,6 +124,7 @@ describe("KStream-GlobalKTable join", () => {
     expect(topology.subtopologies).toHaveLength(1);
     expect(topology.copartitionGroups("app")).toEqual([]);
     expect(topology.internalTopics.map((t) => t.name)).not.toContain("products-changelog");
+    expect(topology.describe().toString()).toContain("Global store: products (topic: products;");
   });
 
   for (const leftJoin of [false, true]) {
