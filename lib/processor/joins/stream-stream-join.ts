@@ -112,7 +112,9 @@ export class StreamStreamJoinProcessor implements Processor<unknown, unknown, un
     const to = this.side === "left" ? ts + this.spec.afterMs : ts + this.spec.beforeMs;
     let matched = false;
     let keyBytes: Buffer | null = null;
-    for (const partner of this.otherStore.fetch(key, Math.max(0, from), Math.max(0, to))) {
+    // Event times are never negative: a window wholly before 0 has no partners.
+    const partners = to < 0 ? [] : this.otherStore.fetch(key, Math.max(0, from), to);
+    for (const partner of partners) {
       if (this.isClosed(this.other, partner.windowStartMs)) continue;
       matched = true;
       if (this.pending !== null && this.spec.outer[this.other]) {

@@ -111,6 +111,14 @@ describe("stream-stream join timing", () => {
     expect(read(io.out).map((r) => r.value)).toEqual(["A+R", "A+R"]);
   });
 
+  it("finds no partner for a window wholly before time 0", () => {
+    const io = start("inner", JoinWindows.ofTimeDifferenceWithNoGrace(10).after(-5));
+    io.right.pipeInput("k", "R", 0);
+    io.left.pipeInput("k", "L", 0);
+    io.left.pipeInput("k", "L2", 8);
+    expect(read(io.out)).toEqual([{ key: "k", value: "L2+R", timestamp: 8 }]);
+  });
+
   it("outer join emits right records without partner with a null left side", () => {
     const io = start("outer", JoinWindows.ofTimeDifferenceWithNoGrace(10));
     io.right.pipeInput("k", "R", 100);
