@@ -99,7 +99,8 @@ export function joinForeignKey(
 
   // The result table.
   const resultStore = materialized?.storeName ?? builder.names.next("KTABLE-FK-JOIN-OUTPUT-STATE-STORE-");
-  const materializedValues = materialized?.valueSerde != null;
+  // A named store is for querying, so it holds the joined rows (and needs their serde).
+  const materializedValues = materialized != null && (materialized.storeName !== null || materialized.valueSerde !== null);
   const outputSpec: ForeignKeyOutputSpec = { storeName: resultStore, materialized: materializedValues, leftJoin, joiner, leftValueSerde, foreignValueSerde };
   builder.addProcessor(output, () => new ForeignKeyOutputProcessor(outputSpec), [send, resolve], { stores: [resultStore] });
   if (materializedValues) {

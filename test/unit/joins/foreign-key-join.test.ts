@@ -144,6 +144,12 @@ describe("foreign-key join topology", () => {
     expect(names.some((n) => /^KTABLE-FK-JOIN-SUBSCRIPTION-RESPONSE-\d{10}-topic$/.test(n))).toBe(true);
   });
 
+  it("asks for the value serde of a named result store", () => {
+    const b = new StreamsBuilder();
+    const orders = b.table("orders", strings);
+    expect(() => orders.join(b.table("customers", strings), foreignKey, joiner, TableJoined.as("oc"), Materialized.as("joined"))).toThrow(/value serde/);
+  });
+
   it("refuses outerJoin with a foreign key", () => {
     const b = new StreamsBuilder();
     const orders = b.table("orders", strings);
