@@ -54,24 +54,29 @@ export class PendingRecords {
 
   /**
    * Takes out and returns every pending record whose window has closed: `closed(side, t)`
-   * says so for a record of `side` at time `t`. Only records up to `latestMs` are looked at.
+   * says so for a record of `side` at time `t`. Only records up to `latestMs` are looked at;
+   * `earliestLeft` is the time of the oldest record left among those (null: none).
    */
-  takeClosed(latestMs: number, closed: (side: JoinSide, timestampMs: number) => boolean): PendingRecord[] {
-    if (latestMs < 0) return [];
+  takeClosed(latestMs: number, closed: (side: JoinSide, timestampMs: number) => boolean): { records: PendingRecord[]; earliestLeft: number | null } {
+    if (latestMs < 0) return { records: [], earliestLeft: null };
     const upper = Buffer.alloc(9, 0xff);
     writeTime(upper, latestMs);
     const out: PendingRecord[] = [];
+    let earliestLeft: number | null = null;
     for (const entry of this.store.range(null, upper)) {
       const timestampMs = readTime(entry.key);
       const side: JoinSide = entry.key[8] === SIDE_BYTE.left ? "left" : "right";
-      if (!closed(side, timestampMs)) continue;
+      if (!closed(side, timestampMs)) {
+        earliestLeft ??= timestampMs;
+        continue;
+      }
       const key = this.keySerde.deserialize(this.store.name, entry.key.subarray(9));
       for (const bytes of splitValues(entry.value)) {
         out.push({ side, key, value: this.valueSerdes[side].deserialize(this.store.name, bytes), timestampMs });
       }
       this.store.delete(entry.key);
     }
-    return out;
+    return { records: out, earliestLeft };
   }
 
   keyBytes(key: unknown): Buffer {

@@ -22,9 +22,12 @@ export interface StreamStreamJoinSpec {
   readonly joiner: (left: unknown, right: unknown, key: unknown) => unknown;
 }
 
-/** The join's own stream time: the largest timestamp either side has seen (per task). */
+/** What both processors of a task share: the join's stream time, and when the pending store may hold something due. */
 interface SharedTime {
+  /** The largest timestamp either side has seen. */
   streamTimeMs: number;
+  /** No pending record is older than this (-Infinity: unknown, look). Saves a scan per record. */
+  pendingLowWaterMs: number;
 }
 
 // Keyed by the task's left window store, which both processors of a task share; a new task
@@ -71,7 +74,7 @@ export class StreamStreamJoinProcessor implements Processor<unknown, unknown, un
     let time = sharedTimes.get(left);
     if (time === undefined) {
       // After a restart the stores remember how far time had come.
-      time = { streamTimeMs: Math.max(-1, left.observedStreamTimeMs, right.observedStreamTimeMs) };
+      time = { streamTimeMs: Math.max(-1, left.observedStreamTimeMs, right.observedStreamTimeMs), pendingLowWaterMs: -Infinity };
       sharedTimes.set(left, time);
     }
     this.time = time;
@@ -123,7 +126,10 @@ export class StreamStreamJoinProcessor implements Processor<unknown, unknown, un
       }
       this.forward(record, key, record.value, partner.value, Math.max(ts, partner.windowStartMs));
     }
-    if (!matched && this.spec.outer[this.side]) this.pending?.add(this.side, key, record.value, ts);
+    if (!matched && this.spec.outer[this.side] && this.pending !== null) {
+      this.pending.add(this.side, key, record.value, ts);
+      if (ts < this.time.pendingLowWaterMs) this.time.pendingLowWaterMs = ts;
+    }
     this.thisStore.put(key, record.value, ts);
   };
 
@@ -132,7 +138,10 @@ export class StreamStreamJoinProcessor implements Processor<unknown, unknown, un
     if (this.pending === null) return;
     const reach = Math.min(this.spec.outer.left ? this.reach("left") : Infinity, this.spec.outer.right ? this.reach("right") : Infinity);
     const latest = this.time.streamTimeMs - reach - this.spec.graceMs - 1;
-    for (const p of this.pending.takeClosed(latest, (side, t) => this.isClosed(side, t))) {
+    if (latest < this.time.pendingLowWaterMs) return;
+    const { records, earliestLeft } = this.pending.takeClosed(latest, (side, t) => this.isClosed(side, t));
+    this.time.pendingLowWaterMs = earliestLeft ?? latest + 1;
+    for (const p of records) {
       this.forward(record, p.key, p.side === "left" ? p.value : null, p.side === "right" ? p.value : null, p.timestampMs, true);
     }
   }
