@@ -1,6 +1,7 @@
 import type { Consumer, Kafka, PartitionAssigner } from "kafkajs";
 import { AssignerProtocol } from "./kafkajs.ts";
 import type { Logger } from "../observability/index.ts";
+import { RetriableError } from "../errors/index.ts";
 import { guarded } from "./errors.ts";
 import { toFetchedRecord } from "./messages.ts";
 import type { Assignor, FetchedRecord, TopicPartition, TopicPartitionOffset } from "./types.ts";
@@ -99,16 +100,30 @@ export class GroupConsumer {
   }
 
   pause(partitions: TopicPartition[]): void {
-    for (const { topic, partition } of partitions) this.#consumer.pause([{ topic, partitions: [partition] }]);
+    this.#whileRunning("pause partitions", () => {
+      for (const { topic, partition } of partitions) this.#consumer.pause([{ topic, partitions: [partition] }]);
+    });
   }
 
   resume(partitions: TopicPartition[]): void {
-    for (const { topic, partition } of partitions) this.#consumer.resume([{ topic, partitions: [partition] }]);
+    this.#whileRunning("resume partitions", () => {
+      for (const { topic, partition } of partitions) this.#consumer.resume([{ topic, partitions: [partition] }]);
+    });
   }
 
   /** Moves the fetch position; the next batch of that partition starts at `offset`. */
   seek(position: TopicPartitionOffset): void {
-    this.#consumer.seek({ topic: position.topic, partition: position.partition, offset: String(position.offset) });
+    this.#whileRunning("seek", () => this.#consumer.seek({ topic: position.topic, partition: position.partition, offset: String(position.offset) }));
+  }
+
+  // After a crash the client restarts its consumer a moment later; until then it refuses
+  // pause, resume and seek. That is a passing state, so the caller is told to retry.
+  #whileRunning(what: string, call: () => void): void {
+    try {
+      call();
+    } catch (error) {
+      throw new RetriableError(`${what} on group ${this.#groupId} failed while the consumer restarts (${(error as Error).message})`, { cause: error });
+    }
   }
 
   /** Commits consumed positions (the next offset to read) for the current generation. */

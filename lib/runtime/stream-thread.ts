@@ -45,6 +45,7 @@ export class StreamThread {
   #stopped: Promise<void> | null = null;
   #lastCommit = Date.now();
   #commitRequested = false;
+  #failures = 0;
   #lastPurge = Date.now();
   readonly #purge = new Map<string, TopicPartitionOffset>();
   #wake: (() => void) | null = null;
@@ -93,7 +94,29 @@ export class StreamThread {
         }
         await this.#prepare(generation, byTask);
       })
-      .catch((error) => this.#fail(error));
+      .catch((error) => this.#recover(error, "preparing tasks"));
+  }
+
+  // A broker that went away, a fenced producer or a consumer restarting under us is not
+  // the end: log, wait a moment and rebuild every task from its committed offsets.
+  // Only fatal errors stop the app.
+  #recover(error: unknown, during: string): void {
+    if (error instanceof SluiceError && error.action === "fatal") {
+      this.#fail(error);
+      return;
+    }
+    this.#deps.logger.warn(`${during} failed; tasks restart from their last committed offsets`, { error: (error as Error).message });
+    for (const task of [...this.#tasks.values()]) this.#dropTask(task);
+    setTimeout(() => {
+      if (!this.#running) return;
+      this.#pendingAssignment ??= this.#assignment;
+      this.#wake?.();
+    }, this.#retryDelay()).unref();
+  }
+
+  #retryDelay(): number {
+    this.#failures = Math.min(this.#failures + 1, 6);
+    return 200 * 2 ** (this.#failures - 1);
   }
 
   onRebalancing(): void {
@@ -210,7 +233,7 @@ export class StreamThread {
           logger.warn("commit failed; tasks restart from their last committed offsets", { error: error.message, action: error.action });
           for (const task of this.#tasks.values()) task.rewind();
           this.#pendingAssignment ??= this.#assignment;
-          await new Promise((r) => setTimeout(r, 200));
+          await new Promise((r) => setTimeout(r, this.#retryDelay()));
           continue;
         }
         this.#fail(error);
@@ -225,6 +248,7 @@ export class StreamThread {
     const tasks = [...this.#tasks.values()];
     if (tasks.length === 0) return;
     const committed = await this.#deps.committer.commit(tasks);
+    this.#failures = 0;
     for (const o of committed) if (this.#deps.purgeable.has(o.topic)) this.#purge.set(partitionKey(o), o);
     if (this.#purge.size > 0 && this.#lastCommit - this.#lastPurge >= this.#deps.config.repartitionPurgeIntervalMs) this.#purgeRepartitionTopics();
   }

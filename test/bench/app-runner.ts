@@ -1,5 +1,5 @@
 /**
- * Runs one workload in its own process until the output topic holds the expected count,
+ * Runs one workload in its own process until its group has committed the whole input,
  * then prints one JSON line: elapsed time, CPU seconds and peak RSS of this process only.
  * Env: KAFKA_BOOTSTRAP_SERVERS, WORKLOAD, INPUT, OUTPUT, RECORDS, GUARANTEE, COMMIT_INTERVAL_MS.
  */
@@ -16,16 +16,18 @@ const bootstrap = env("KAFKA_BOOTSTRAP_SERVERS");
 const chosen = workload(env("WORKLOAD"));
 const records = Number(env("RECORDS"));
 const output = env("OUTPUT");
-const expected = chosen.expectedOutputs(records);
 
+const applicationId = `bench-${chosen.name}-${Date.now()}`;
 const admin = createKafkaClient({ clientId: "bench-watch", brokers: [bootstrap] }, silentLogger).admin();
 await admin.connect();
-const written = async () => (await admin.offsets(output)).reduce((sum, o) => sum + o.latest, 0);
+// Done when the group's committed input offsets reach the input's end: at-least-once
+// commits only after the output is acknowledged, exactly-once in the output's transaction.
+const committedInput = async () => (await admin.committedOffsets(applicationId, [env("INPUT")])).reduce((sum, o) => sum + o.offset, 0);
 
 let peakHeap = 0;
 const sampler = setInterval(() => (peakHeap = Math.max(peakHeap, process.memoryUsage().heapUsed)), 100);
 const app = new StreamsApp(chosen.topology(env("INPUT"), output), {
-  applicationId: `bench-${chosen.name}-${Date.now()}`,
+  applicationId,
   bootstrapServers: bootstrap,
   stateDir: mkdtempSync(join(tmpdir(), "sluice-bench-")),
   processingGuarantee: process.env["GUARANTEE"] === "exactly_once" ? "exactly_once" : "at_least_once",
@@ -46,7 +48,7 @@ app.onStateChange((state) => {
   }
 });
 await app.start({ handleSignals: false });
-while ((await written()) < expected) await new Promise((r) => setTimeout(r, 50));
+while ((await committedInput()) < records) await new Promise((r) => setTimeout(r, 50));
 const elapsedMs = performance.now() - start;
 const cpu = process.cpuUsage(cpuStart);
 await app.close();
@@ -56,7 +58,7 @@ process.stdout.write(
   JSON.stringify({
     workload: chosen.name,
     records,
-    outputs: expected,
+    outputs: chosen.expectedOutputs(records),
     elapsedMs,
     cpuSeconds: (cpu.user + cpu.system) / 1e6,
     peakRssMb: process.resourceUsage().maxRSS / 1024,

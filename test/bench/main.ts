@@ -10,6 +10,7 @@ import { resolve } from "node:path";
 import { createKafkaClient } from "../../lib/kafka/index.ts";
 import { silentLogger } from "../../lib/observability/index.ts";
 import { startBroker } from "../broker/provider.ts";
+import { measureLatency } from "./latency.ts";
 import { loadRecords } from "./load.ts";
 import { workloads } from "./workloads.ts";
 
@@ -27,13 +28,25 @@ console.log(`Loading ${records.toLocaleString()} records of ~100 bytes into ${in
 const loadRate = await loadRecords(client, input, records);
 console.log(`loaded at ${Math.round(loadRate).toLocaleString()} records/s`);
 
+// Every workload at-least-once with a 1 s commit interval; pass-through also under the
+// other guarantee/interval combinations, to show what exactly-once costs.
+const runs: { name: string; guarantee: string; commitIntervalMs: number }[] = chosen.map((name) => ({ name, guarantee: "at_least_once", commitIntervalMs: 1000 }));
+if (chosen.includes("passthrough")) {
+  runs.push(
+    { name: "passthrough", guarantee: "at_least_once", commitIntervalMs: 100 },
+    { name: "passthrough", guarantee: "exactly_once", commitIntervalMs: 100 },
+    { name: "passthrough", guarantee: "exactly_once", commitIntervalMs: 1000 },
+  );
+}
 const rows: Record<string, unknown>[] = [];
-for (const name of chosen) {
+for (const { name, guarantee, commitIntervalMs } of runs) {
   const output = `bench-output-${name}-${Date.now()}`;
   await admin.createTopics([{ name: output, partitions }]);
-  const result = await runWorkload(name, input, output);
+  const result = await runWorkload(name, input, output, guarantee, commitIntervalMs);
   rows.push({
     workload: name,
+    guarantee,
+    "commit ms": commitIntervalMs,
     "records/s": Math.round(records / (result.elapsedMs / 1000)),
     "CPU s / 1M records": round((result.cpuSeconds / records) * 1e6),
     "peak RSS MB": round(result.peakRssMb),
@@ -41,17 +54,29 @@ for (const name of chosen) {
     "elapsed s": round(result.elapsedMs / 1000),
   });
 }
+const latencyRate = Number(process.env["BENCH_LATENCY_RATE"] ?? 5000);
+const latencyRows: Record<string, unknown>[] = [];
+if (process.env["BENCH_LATENCY"] !== "0") {
+  for (const [guarantee, commitIntervalMs] of [["at_least_once", 100], ["exactly_once", 100], ["exactly_once", 1000]] as const) {
+    const r = await measureLatency(client, broker.bootstrap, { guarantee, commitIntervalMs, ratePerSecond: latencyRate, seconds: 10, partitions });
+    latencyRows.push({ guarantee, "commit ms": commitIntervalMs, "rate/s": latencyRate, sent: r.sent, received: r.received, "p50 ms": r.p50, "p99 ms": r.p99, "max ms": r.max });
+  }
+}
 await admin.disconnect();
 await broker.stop();
 
-console.log(`\nSetup: ${records.toLocaleString()} records, ${partitions} partitions, at-least-once, commit interval 1000 ms, one app process;`);
+console.log(`\nSetup: ${records.toLocaleString()} records of ~100 bytes loaded before timing, ${partitions} partitions, one app process per run;`);
 console.log(`broker: Kafka ${broker.version} (${broker.provider}) on the same machine; ${cpus().length} cores (${cpus()[0]?.model ?? "?"}), ${Math.round(totalmem() / 2 ** 30)} GiB; Node ${process.version}; git ${gitHead()}`);
 console.table(rows);
+if (latencyRows.length > 0) {
+  console.log(`End-to-end latency (pass-through, produced at a fixed rate, measured by a read_committed consumer):`);
+  console.table(latencyRows);
+}
 
-function runWorkload(name: string, inputTopic: string, output: string): Promise<{ elapsedMs: number; cpuSeconds: number; peakRssMb: number; peakHeapMb: number }> {
+function runWorkload(name: string, inputTopic: string, output: string, guarantee: string, commitIntervalMs: number): Promise<{ elapsedMs: number; cpuSeconds: number; peakRssMb: number; peakHeapMb: number }> {
   return new Promise((resolvePromise, reject) => {
     const child = spawn(process.execPath, [resolve(import.meta.dirname, "app-runner.ts")], {
-      env: { ...process.env, KAFKA_BOOTSTRAP_SERVERS: broker.bootstrap, WORKLOAD: name, INPUT: inputTopic, OUTPUT: output, RECORDS: String(records) },
+      env: { ...process.env, KAFKA_BOOTSTRAP_SERVERS: broker.bootstrap, WORKLOAD: name, INPUT: inputTopic, OUTPUT: output, RECORDS: String(records), GUARANTEE: guarantee, COMMIT_INTERVAL_MS: String(commitIntervalMs) },
       stdio: ["ignore", "pipe", "inherit"],
     });
     let out = "";
