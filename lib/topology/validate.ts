@@ -65,6 +65,9 @@ export function validateSubtopologies(subtopologies: readonly SubTopology[]): vo
   for (const sub of subtopologies) {
     const inputs = new Set(sub.sources.flatMap((s) => s.topics.map((t) => `${s.internal}:${t}`)));
     for (const sink of sub.sinks) {
+      // A foreign-key join of a table with itself (or with a table of its own sub-topology)
+      // sends subscriptions and responses through topics its own tasks read: not a loop.
+      if (sink.internal && sink.topic !== null && /-subscription-(registration|response)-topic$/.test(sink.topic)) continue;
       if (sink.topic !== null && inputs.has(`${sink.internal}:${sink.topic}`)) {
         throw new TopologyError(
           `Sink "${sink.name}" writes to topic "${sink.topic}", which sub-topology ${sub.id} also reads: that is a loop. ` +

@@ -156,3 +156,26 @@ describe("foreign-key join topology", () => {
     expect(() => (orders.outerJoin as unknown as (...a: unknown[]) => unknown)(b.table("customers", strings), foreignKey, joiner)).toThrow(/outerJoin is not supported/);
   });
 });
+
+describe("foreign-key self-join", () => {
+  it("joins employees with their manager's row in the same table, following manager changes", () => {
+    const b = new StreamsBuilder();
+    const employees = b.table("employees", strings, Materialized.as("employees"));
+    // Values are "<name>:<manager id>"; the manager is another row of the same table.
+    employees
+      .leftJoin(employees, (v) => v.split(":")[1] || null, (e, m) => `${e.split(":")[0]} reports to ${m === null ? "nobody" : m.split(":")[0]}`, TableJoined.as("manager"))
+      .toStream()
+      .to("out", Produced.with(Serdes.string(), Serdes.string()));
+    driver = new TopologyTestDriver(b.build());
+    const input = driver.createInputTopic("employees", Serdes.string(), Serdes.string());
+    const out = driver.createOutputTopic("out", Serdes.string(), Serdes.string());
+    input.pipeInput("e1", "Ada:");
+    input.pipeInput("e2", "Bo:e1");
+    input.pipeInput("e3", "Cy:e2");
+    input.pipeInput("e1", "Ada B.:");
+    input.pipeInput("e3", "Cy:e1");
+    const table = new Map<string, string>();
+    for (const [k, v] of out.readKeyValuesToList()) v === null ? table.delete(k!) : table.set(k!, v);
+    expect(table).toEqual(new Map([["e1", "Ada B. reports to nobody"], ["e2", "Bo reports to Ada B."], ["e3", "Cy reports to Ada B."]]));
+  });
+});
