@@ -19,6 +19,8 @@ export interface TaskEnvironment {
   stateDirectory: StateDirectory;
   client: KafkaClient;
   exceptionHandlers: ExceptionHandlerConfig;
+  /** The instance's GlobalKTable stores, readable by every task. */
+  globalStore(name: string): unknown;
 }
 
 /** A running task as the stream thread sees it: the processing core plus its Kafka-facing buffers. */
@@ -69,7 +71,7 @@ class ActiveTask implements EngineTask {
       },
       stores: {
         getStore: (name) => {
-          const store = stores?.get(name);
+          const store = stores?.get(name) ?? environment.globalStore(name);
           if (!store) throw new FatalError(`task ${taskId} has no state store named ${name}`);
           return store;
         },

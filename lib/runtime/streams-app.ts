@@ -11,6 +11,7 @@ import { createActiveTask, type TaskEnvironment } from "./active-task.ts";
 import { ensureInternalTopics, sourcePartitionCounts } from "./internal-topics.ts";
 import { Lifecycle, type AppState, type StateListener } from "./lifecycle.ts";
 import { retryWithBackoff } from "./retry.ts";
+import { GlobalStores } from "./global-stores.ts";
 import { StreamThread } from "./stream-thread.ts";
 import { planTopics, type TopicPlan } from "./topic-plan.ts";
 
@@ -35,6 +36,7 @@ export class StreamsApp {
   #thread: StreamThread | null = null;
   #plan: TopicPlan | null = null;
   #stateDirectory: StateDirectory | null = null;
+  #global: GlobalStores | null = null;
   #closing: Promise<void> | null = null;
   #error: Error | null = null;
   readonly #signalHandler = () => void this.close();
@@ -89,9 +91,17 @@ export class StreamsApp {
    *   counts.get("alice");
    */
   store<K, V>(name: string): ReadOnlyKeyValueStore<K, V> {
-    const known = this.#topology.stores.some((s) => s.name === name);
+    const known = this.#topology.stores.some((s) => s.name === name) || this.#topology.globalStores.some((g) => g.storeName === name);
     if (!known) {
       throw new ConfigError(`no state store named "${name}" in this topology; it has ${this.#topology.stores.map((s) => `"${s.name}"`).join(", ") || "none"}`);
+    }
+    const global = this.#topology.globalStores.find((g) => g.storeName === name);
+    if (global) {
+      return new CompositeReadOnlyKeyValueStore<K, V>(() => {
+        const store = this.#global?.get(name);
+        if (!store) throw new RetriableError(`global store "${name}" is not open yet; retry once the app is running`);
+        return [store as ReadOnlyKeyValueStore<K, V>];
+      });
     }
     return new CompositeReadOnlyKeyValueStore<K, V>(() => {
       if (this.state !== "RUNNING") {
@@ -145,7 +155,21 @@ export class StreamsApp {
       const matching = (await admin.listTopics()).filter((t) => !t.startsWith("__") && patterns.some((p) => p.test(t)));
       for (const [topic, count] of await admin.partitionCounts(matching)) userCounts.set(topic, count);
     }
-    this.#plan = planTopics(this.#topology, config.applicationId, userCounts, config.replicationFactor);
+    // Co-partitioning first: it refuses user topics of one group with different counts and
+    // forces the counts of the group's internal topics; the plan then fills in the rest.
+    const topology = this.#topology;
+    const seeded = new Map([...userCounts, ...topology.copartitionedPartitionCounts(config.applicationId, userCounts)]);
+    let plan = planTopics(topology, config.applicationId, seeded, config.replicationFactor);
+    const settled = topology.copartitionedPartitionCounts(config.applicationId, plan.counts);
+    if ([...settled].some(([t, n]) => plan.counts.get(t) !== n)) {
+      plan = planTopics(topology, config.applicationId, new Map([...seeded, ...settled]), config.replicationFactor);
+    }
+    this.#plan = plan;
+    if (topology.globalStores.length > 0) {
+      await sourcePartitionCounts(admin, topology.globalStores.map((g) => g.topic));
+      const global = (this.#global = new GlobalStores(topology, config.applicationId, this.#stateDirectory, this.#logger));
+      await global.catchUp(this.#client, admin, config.processingGuarantee === "exactly_once");
+    }
     const created = await ensureInternalTopics(admin, config.applicationId, this.#plan.internal);
     if (created.length > 0) this.#logger.info("created internal topics", { topics: created });
   }
@@ -181,6 +205,7 @@ export class StreamsApp {
       logger: this.#logger,
       partitionCounts: this.#plan!.counts,
       stateDirectory: this.#stateDirectory!,
+      globalStore: (name) => this.#global?.get(name),
       client,
     };
     const thread = (this.#thread = new StreamThread({
@@ -201,6 +226,7 @@ export class StreamsApp {
     const literal = topology.subtopologies.flatMap((sub) => sub.sourceTopics(config.applicationId));
     const patterns = topology.subtopologies.flatMap((sub) => sub.sourcePatterns());
     await consumer.subscribe([...new Set(literal), ...patterns], true);
+    await this.#global?.follow(client, config.applicationId, exactlyOnce, config.commitIntervalMs);
     thread.start();
     await consumer.run({
       onAssigned: (partitions) => thread.onAssigned(partitions),
@@ -241,6 +267,7 @@ export class StreamsApp {
     if (!erred) this.#lifecycle.tryMoveTo("PENDING_SHUTDOWN");
     this.#logger.info("shutting down: finishing in-flight records and committing");
     await this.#thread?.stop();
+    await this.#global?.close();
     await this.#consumer?.disconnect().catch(() => undefined);
     await this.#admin?.disconnect().catch(() => undefined);
     this.#stateDirectory?.release();
