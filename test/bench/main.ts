@@ -22,11 +22,18 @@ const broker = await startBroker();
 const client = createKafkaClient({ clientId: "bench", brokers: [broker.bootstrap] }, silentLogger);
 const admin = client.admin();
 await admin.connect();
-const input = `bench-input-${Date.now()}`;
-await admin.createTopics([{ name: input, partitions }]);
-console.log(`Loading ${records.toLocaleString()} records of ~100 bytes into ${input} (${partitions} partitions)...`);
-const loadRate = await loadRecords(client, input, records);
-console.log(`loaded at ${Math.round(loadRate).toLocaleString()} records/s`);
+// One input per distinct-key count the chosen workloads need, loaded before any timing.
+const inputs = new Map<number, string>();
+for (const keys of new Set([10_000, ...chosen.map((name) => workloads.find((w) => w.name === name)?.keys ?? 10_000)])) {
+  const topic = `bench-input-${keys}-keys-${Date.now()}`;
+  await admin.createTopics([{ name: topic, partitions }]);
+  console.log(`Loading ${records.toLocaleString()} records of ~100 bytes over ${keys.toLocaleString()} keys into ${topic} (${partitions} partitions)...`);
+  const loadRate = await loadRecords(client, topic, records, 100, keys);
+  console.log(`loaded at ${Math.round(loadRate).toLocaleString()} records/s`);
+  inputs.set(keys, topic);
+}
+const input = inputs.get(10_000)!;
+const restoreRows: Record<string, unknown>[] = [];
 
 // Every workload at-least-once with a 1 s commit interval; pass-through also under the
 // other guarantee/interval combinations, to show what exactly-once costs.
@@ -42,7 +49,20 @@ const rows: Record<string, unknown>[] = [];
 for (const { name, guarantee, commitIntervalMs } of runs) {
   const output = `bench-output-${name}-${Date.now()}`;
   await admin.createTopics([{ name: output, partitions }]);
-  const result = await runWorkload(name, input, output, guarantee, commitIntervalMs);
+  const keys = workloads.find((w) => w.name === name)?.keys ?? 10_000;
+  const result = await runWorkload(name, inputs.get(keys)!, output, guarantee, commitIntervalMs);
+  if (name.startsWith("count-")) {
+    // The same application on an empty state directory restores the store from its changelog.
+    const restore = await runApp(name, inputs.get(keys)!, output, guarantee, commitIntervalMs, { APP_ID: result.applicationId, RESTORE_ONLY: "1" });
+    restoreRows.push({
+      workload: name,
+      "state bytes on disk": result.stateBytes,
+      "bytes / stored key": round(result.stateBytes / Math.min(keys, records)),
+      "records restored": restore["restored"],
+      "restore s": round(Number(restore["seconds"])),
+      "restored records/s": Math.round(Number(restore["restoredPerSecond"])),
+    });
+  }
   rows.push({
     workload: name,
     guarantee,
@@ -68,15 +88,32 @@ await broker.stop();
 console.log(`\nSetup: ${records.toLocaleString()} records of ~100 bytes loaded before timing, ${partitions} partitions, one app process per run;`);
 console.log(`broker: Kafka ${broker.version} (${broker.provider}) on the same machine; ${cpus().length} cores (${cpus()[0]?.model ?? "?"}), ${Math.round(totalmem() / 2 ** 30)} GiB; Node ${process.version}; git ${gitHead()}`);
 console.table(rows);
+if (restoreRows.length > 0) {
+  console.log("State: size on disk after the run, and a full restore of the same application into an empty state directory:");
+  console.table(restoreRows);
+}
 if (latencyRows.length > 0) {
   console.log(`End-to-end latency (pass-through, produced at a fixed rate, measured by a read_committed consumer):`);
   console.table(latencyRows);
 }
 
-function runWorkload(name: string, inputTopic: string, output: string, guarantee: string, commitIntervalMs: number): Promise<{ elapsedMs: number; cpuSeconds: number; peakRssMb: number; peakHeapMb: number }> {
+interface RunResult {
+  elapsedMs: number;
+  cpuSeconds: number;
+  peakRssMb: number;
+  peakHeapMb: number;
+  applicationId: string;
+  stateBytes: number;
+}
+
+function runWorkload(name: string, inputTopic: string, output: string, guarantee: string, commitIntervalMs: number): Promise<RunResult> {
+  return runApp(name, inputTopic, output, guarantee, commitIntervalMs, {}) as Promise<unknown> as Promise<RunResult>;
+}
+
+function runApp(name: string, inputTopic: string, output: string, guarantee: string, commitIntervalMs: number, extra: Record<string, string>): Promise<Record<string, unknown>> {
   return new Promise((resolvePromise, reject) => {
     const child = spawn(process.execPath, [resolve(import.meta.dirname, "app-runner.ts")], {
-      env: { ...process.env, KAFKA_BOOTSTRAP_SERVERS: broker.bootstrap, WORKLOAD: name, INPUT: inputTopic, OUTPUT: output, RECORDS: String(records), GUARANTEE: guarantee, COMMIT_INTERVAL_MS: String(commitIntervalMs) },
+      env: { ...process.env, KAFKA_BOOTSTRAP_SERVERS: broker.bootstrap, WORKLOAD: name, INPUT: inputTopic, OUTPUT: output, RECORDS: String(records), GUARANTEE: guarantee, COMMIT_INTERVAL_MS: String(commitIntervalMs), ...extra },
       stdio: ["ignore", "pipe", "inherit"],
     });
     let out = "";

@@ -9,6 +9,8 @@ export interface Workload {
   describe: string;
   topology(input: string, output: string): Topology;
   expectedOutputs(inputs: number): number;
+  /** Distinct keys in the input it reads ("key-<n % keys>"); default 10 000. */
+  keys?: number;
 }
 
 // Values are "<n>,<payload>" so map/filter have real work without JSON cost dominating.
@@ -42,7 +44,29 @@ export const workloads: Workload[] = [
   windowedCount("windowed-count", "event time from the value; 60 s windows, 60 s grace; count per key and window on every update (no cache: one output per record)", false),
   windowedCount("windowed-count-final", "the same with emitStrategy(onWindowClose): one final count per key and closed window, from the durable buffer", true),
   ...joinWorkloads(),
+  countPerKey("count-10k-keys", 10_000),
+  countPerKey("count-1m-keys", 1_000_000),
 ];
+
+/** groupByKey().count() into the cached, changelogged store "counts". */
+function countPerKey(name: string, keys: number): Workload {
+  return {
+    name,
+    describe: `count per key over ${keys.toLocaleString()} distinct keys, record cache on, changelogged store "counts"`,
+    keys,
+    topology(input, output) {
+      const b = new StreamsBuilder();
+      b.stream(input, Consumed.with(Serdes.string(), Serdes.bytes()))
+        .groupByKey()
+        .count(Materialized.as("counts"))
+        .toStream()
+        .to(output, Produced.with(Serdes.string(), Serdes.int64()));
+      return b.build();
+    },
+    // The cache collapses updates of a key within a commit interval, so fewer come out.
+    expectedOutputs: (n) => Math.min(n, keys),
+  };
+}
 
 /**
  * Joins over the one bench input: a stream-table join where every record first upserts its
