@@ -1,7 +1,6 @@
 import type { BytesKeyValueStore } from "./bytes-key-value-store.ts";
 import type { CachingKeyValueStore } from "./caching-key-value-store.ts";
-import type { StoreMetrics } from "./store-metrics.ts";
-import type { StoreSerdes } from "./store-serdes.ts";
+import { MeteredStore } from "./metered-store.ts";
 import type {
   CachedStore,
   CacheFlushListener,
@@ -15,44 +14,12 @@ import type {
  * The outermost layer: applies the serdes, stamps writes with the current record's
  * timestamp, and counts operations and their latency.
  */
-export class MeteredKeyValueStore<K, V> implements KeyValueStore<K, V>, CachedStore<K, V> {
-  readonly name: string;
-  readonly persistent: boolean;
-  readonly metrics: StoreMetrics;
-  private readonly inner: BytesKeyValueStore;
-  private readonly cache: CachingKeyValueStore | null;
-  private readonly serdes: StoreSerdes<K, V>;
-  private readonly recordTimestamp: () => number;
-
-  constructor(options: {
-    inner: BytesKeyValueStore;
-    cache: CachingKeyValueStore | null;
-    serdes: StoreSerdes<K, V>;
-    recordTimestamp: () => number;
-    metrics: StoreMetrics;
-  }) {
-    this.inner = options.inner;
-    this.cache = options.cache;
-    this.serdes = options.serdes;
-    this.recordTimestamp = options.recordTimestamp;
-    this.metrics = options.metrics;
-    this.name = this.inner.name;
-    this.persistent = this.inner.persistent;
-  }
-
+export class MeteredKeyValueStore<K, V>
+  extends MeteredStore<BytesKeyValueStore, CachingKeyValueStore, K, V>
+  implements KeyValueStore<K, V>, CachedStore<K, V>
+{
   setFlushListener(listener: CacheFlushListener<K, V>, sendOldValues = false): boolean {
-    if (this.cache === null) return false;
-    this.cache.setFlushListener(
-      (r) =>
-        listener({
-          key: this.serdes.key(r.key),
-          newValue: this.serdes.value(r.newValue),
-          oldValue: this.serdes.value(r.oldValue),
-          timestampMs: r.timestampMs,
-        }),
-      sendOldValues,
-    );
-    return true;
+    return this.forwardFlushes(this.cache, listener, sendOldValues, (r) => this.serdes.key(r.key));
   }
 
   get(key: K): V | null {
@@ -129,16 +96,6 @@ export class MeteredKeyValueStore<K, V> implements KeyValueStore<K, V>, CachedSt
 
   approximateNumEntries(): number {
     return this.inner.approximateNumEntries();
-  }
-
-  flush(): void {
-    const started = performance.now();
-    this.inner.flush();
-    this.metrics.record("flush", started);
-  }
-
-  close(): void {
-    this.inner.close();
   }
 
   private scan(from: K | null, to: K | null, reverse: boolean): KeyValue<K, V>[] {

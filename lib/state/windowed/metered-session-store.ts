@@ -1,5 +1,4 @@
-import type { StoreMetrics } from "../store-metrics.ts";
-import type { StoreSerdes } from "../store-serdes.ts";
+import { MeteredStore, type MeteredStoreOptions } from "../metered-store.ts";
 import type { CacheFlushListener, KeyValue } from "../store.ts";
 import type { CachingTimeKeyedStore } from "./caching-time-keyed-store.ts";
 import type { TimeKeyedBytesStore, TimeKeyedRow } from "./time-keyed-bytes-store.ts";
@@ -9,30 +8,14 @@ const LATEST = Number.MAX_SAFE_INTEGER;
 const EARLIEST = Number.MIN_SAFE_INTEGER;
 
 /** The typed session store. Rows are addressed (key, time = session end, extra = session start). */
-export class MeteredSessionStore<K, V> implements SessionStore<K, V> {
-  readonly name: string;
-  readonly persistent: boolean;
+export class MeteredSessionStore<K, V>
+  extends MeteredStore<TimeKeyedBytesStore, CachingTimeKeyedStore, K, V>
+  implements SessionStore<K, V>
+{
   readonly retentionMs: number;
-  readonly metrics: StoreMetrics;
-  private readonly inner: TimeKeyedBytesStore;
-  private readonly cache: CachingTimeKeyedStore | null;
-  private readonly serdes: StoreSerdes<K, V>;
-  private readonly recordTimestamp: () => number;
 
-  constructor(options: {
-    inner: TimeKeyedBytesStore;
-    cache: CachingTimeKeyedStore | null;
-    serdes: StoreSerdes<K, V>;
-    recordTimestamp: () => number;
-    metrics: StoreMetrics;
-  }) {
-    this.inner = options.inner;
-    this.cache = options.cache;
-    this.serdes = options.serdes;
-    this.recordTimestamp = options.recordTimestamp;
-    this.metrics = options.metrics;
-    this.name = this.inner.name;
-    this.persistent = this.inner.persistent;
+  constructor(options: MeteredStoreOptions<TimeKeyedBytesStore, CachingTimeKeyedStore, K, V>) {
+    super(options);
     this.retentionMs = this.inner.retentionMs;
   }
 
@@ -41,18 +24,7 @@ export class MeteredSessionStore<K, V> implements SessionStore<K, V> {
   }
 
   setFlushListener(listener: CacheFlushListener<Windowed<K>, V>, sendOldValues = false): boolean {
-    if (this.cache === null) return false;
-    this.cache.setFlushListener(
-      (r) =>
-        listener({
-          key: { key: this.serdes.key(r.key), window: { startMs: r.extra, endMs: r.time } },
-          newValue: this.serdes.value(r.newValue),
-          oldValue: this.serdes.value(r.oldValue),
-          timestampMs: r.timestampMs,
-        }),
-      sendOldValues,
-    );
-    return true;
+    return this.forwardFlushes(this.cache, listener, sendOldValues, (r) => this.windowed(r.key, r.time, r.extra));
   }
 
   put(session: Windowed<K>, value: V | null): void {
@@ -89,16 +61,6 @@ export class MeteredSessionStore<K, V> implements SessionStore<K, V> {
     return this.find(key, EARLIEST, LATEST, false);
   }
 
-  flush(): void {
-    const started = performance.now();
-    this.inner.flush();
-    this.metrics.record("flush", started);
-  }
-
-  close(): void {
-    this.inner.close();
-  }
-
   private find(key: K, earliestEnd: number, latestStart: number, reverse: boolean): KeyValue<Windowed<K>, V>[] {
     const started = performance.now();
     const rows = this.inner.find({
@@ -113,9 +75,10 @@ export class MeteredSessionStore<K, V> implements SessionStore<K, V> {
   }
 
   private session(r: TimeKeyedRow): KeyValue<Windowed<K>, V> {
-    return {
-      key: { key: this.serdes.key(r.key), window: { startMs: r.extra, endMs: r.time } },
-      value: this.serdes.value(r.value) as V,
-    };
+    return { key: this.windowed(r.key, r.time, r.extra), value: this.serdes.value(r.value) as V };
+  }
+
+  private windowed(keyBytes: Buffer, sessionEndMs: number, sessionStartMs: number): Windowed<K> {
+    return { key: this.serdes.key(keyBytes), window: { startMs: sessionStartMs, endMs: sessionEndMs } };
   }
 }

@@ -1,5 +1,4 @@
-import type { StoreMetrics } from "../store-metrics.ts";
-import type { StoreSerdes } from "../store-serdes.ts";
+import { MeteredStore, type MeteredStoreOptions } from "../metered-store.ts";
 import type { CacheFlushListener, KeyValue } from "../store.ts";
 import type { CachingTimeKeyedStore } from "./caching-time-keyed-store.ts";
 import type { TimeKeyedBytesStore, TimeKeyedRow } from "./time-keyed-bytes-store.ts";
@@ -10,40 +9,27 @@ const EARLIEST = Number.MIN_SAFE_INTEGER;
 const MAX_SEQUENCE = 0x7fffffff;
 
 /** The typed window store: serdes, timestamps, metrics, duplicate numbering. */
-export class MeteredWindowStore<K, V> implements WindowStore<K, V> {
-  readonly name: string;
-  readonly persistent: boolean;
+export class MeteredWindowStore<K, V>
+  extends MeteredStore<TimeKeyedBytesStore, CachingTimeKeyedStore, K, V>
+  implements WindowStore<K, V>
+{
   readonly windowSizeMs: number;
   readonly retentionMs: number;
   readonly retainDuplicates: boolean;
-  readonly metrics: StoreMetrics;
-  private readonly inner: TimeKeyedBytesStore;
-  private readonly cache: CachingTimeKeyedStore | null;
-  private readonly serdes: StoreSerdes<K, V>;
-  private readonly recordTimestamp: () => number;
   private sequence: number;
 
-  constructor(options: {
-    inner: TimeKeyedBytesStore;
-    cache: CachingTimeKeyedStore | null;
-    serdes: StoreSerdes<K, V>;
-    recordTimestamp: () => number;
-    metrics: StoreMetrics;
-    windowSizeMs: number;
-    retainDuplicates: boolean;
-    /** The largest duplicate number already stored, so that new ones do not reuse it. */
-    lastSequence: number;
-  }) {
-    this.inner = options.inner;
-    this.cache = options.cache;
-    this.serdes = options.serdes;
-    this.recordTimestamp = options.recordTimestamp;
-    this.metrics = options.metrics;
+  constructor(
+    options: MeteredStoreOptions<TimeKeyedBytesStore, CachingTimeKeyedStore, K, V> & {
+      windowSizeMs: number;
+      retainDuplicates: boolean;
+      /** The largest duplicate number already stored, so that new ones do not reuse it. */
+      lastSequence: number;
+    },
+  ) {
+    super(options);
     this.windowSizeMs = options.windowSizeMs;
     this.retainDuplicates = options.retainDuplicates;
     this.sequence = options.lastSequence;
-    this.name = this.inner.name;
-    this.persistent = this.inner.persistent;
     this.retentionMs = this.inner.retentionMs;
   }
 
@@ -52,18 +38,7 @@ export class MeteredWindowStore<K, V> implements WindowStore<K, V> {
   }
 
   setFlushListener(listener: CacheFlushListener<Windowed<K>, V>, sendOldValues = false): boolean {
-    if (this.cache === null) return false;
-    this.cache.setFlushListener(
-      (r) =>
-        listener({
-          key: this.windowed(r.key, r.time),
-          newValue: this.serdes.value(r.newValue),
-          oldValue: this.serdes.value(r.oldValue),
-          timestampMs: r.timestampMs,
-        }),
-      sendOldValues,
-    );
-    return true;
+    return this.forwardFlushes(this.cache, listener, sendOldValues, (r) => this.windowed(r.key, r.time));
   }
 
   put(key: K, value: V | null, windowStartMs: number): void {
@@ -110,16 +85,6 @@ export class MeteredWindowStore<K, V> implements WindowStore<K, V> {
 
   all(): KeyValue<Windowed<K>, V>[] {
     return this.fetchAll(EARLIEST, LATEST);
-  }
-
-  flush(): void {
-    const started = performance.now();
-    this.inner.flush();
-    this.metrics.record("flush", started);
-  }
-
-  close(): void {
-    this.inner.close();
   }
 
   private putRow(key: K, value: V | null, windowStartMs: number, sequence: number): void {
