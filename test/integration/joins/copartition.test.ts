@@ -9,7 +9,6 @@ import { StreamsApp } from "../../../lib/runtime/index.ts";
 import { Serdes } from "../../../lib/serdes/index.ts";
 import { TestKafka } from "../../../lib/testing/index.ts";
 import { bootstrap, uniqueName } from "../support.ts";
-import { copartitionCheckWired } from "./runtime-support.ts";
 
 describe("co-partitioning on the real broker", () => {
   let kafka: TestKafka;
@@ -18,7 +17,7 @@ describe("co-partitioning on the real broker", () => {
   });
   afterAll(() => kafka.close());
 
-  it.skipIf(!copartitionCheckWired)("refuses to start a join of topics with different partition counts, naming both", async () => {
+  it("refuses to start a join of topics with different partition counts, naming both", async () => {
     const left = uniqueName("left");
     const right = uniqueName("right");
     await kafka.createTopics([{ name: left, partitions: 3 }, { name: right, partitions: 2 }]);

@@ -8,7 +8,6 @@ import { StreamsApp } from "../../../lib/runtime/index.ts";
 import { Serdes } from "../../../lib/serdes/index.ts";
 import { TestKafka } from "../../../lib/testing/index.ts";
 import { bootstrap, readTopic, uniqueName, waitFor } from "../support.ts";
-import { globalTablesWired } from "./runtime-support.ts";
 
 describe("global tables on the real broker", () => {
   let kafka: TestKafka;
@@ -17,7 +16,7 @@ describe("global tables on the real broker", () => {
   });
   afterAll(() => kafka.close());
 
-  it.skipIf(!globalTablesWired)("joins a 3-partition stream with every row of a 1-partition global table, by a mapped key", async () => {
+  it("joins a 3-partition stream with every row of a 1-partition global table, by a mapped key, and follows its updates", async () => {
     const orders = uniqueName("orders");
     const products = uniqueName("products");
     const output = uniqueName("priced");
@@ -48,6 +47,21 @@ describe("global tables on the real broker", () => {
       const values = records.map((r) => r.value!.toString()).sort();
       const expected = Array.from({ length: 60 }, (_, i) => `p${i % 20}:${i}|price-${i % 20}`).sort();
       expect(values).toEqual(expected);
+      // Updates of the global topic while the app runs reach the store: later orders see them.
+      await kafka.produce(products, [{ key: "p0", value: "new-price-0" }, { key: "p1", value: null }]);
+      await waitFor("the update in the global store", () => {
+        try {
+          return app.store<string, string>("products").get("p0") === "new-price-0";
+        } catch {
+          return false;
+        }
+      }, 60_000);
+      await kafka.produce(orders, [{ key: "late-0", value: "p0:late" }, { key: "late-1", value: "p1:late" }, { key: "late-2", value: "p2:late" }]);
+      const later = await waitFor("62 priced orders", async () => {
+        const r = await readTopic(output, { count: 62 });
+        return r.length >= 62 ? r.map((x) => x.value!.toString()).filter((v) => v.includes(":late")).sort() : null;
+      }, 60_000);
+      expect(later).toEqual(["p0:late|new-price-0", "p2:late|price-2"]);
     } finally {
       await app.close();
     }

@@ -7,7 +7,6 @@ import { StreamsApp } from "../../../lib/runtime/index.ts";
 import { TestKafka } from "../../../lib/testing/index.ts";
 import { PER_AUTHOR, TIMELINE_LENGTH, TIMELINE_STORE, timelineTopology, type Follow, type TimelineEntry, type Tweet } from "../../../services/timeline/topology.ts";
 import { bootstrap, uniqueName, waitFor } from "../support.ts";
-import { copartitionRuleWired } from "./runtime-support.ts";
 
 const USERS = ["ann", "bob", "cem", "dia", "eve", "fay"];
 
@@ -31,7 +30,7 @@ describe("the timeline service on the real broker", () => {
   });
   afterAll(() => kafka.close());
 
-  it.skipIf(!copartitionRuleWired)("serves every user's timeline through interactive queries as tweets, deletes and unfollows arrive", async () => {
+  it("serves every user's timeline through interactive queries as tweets, deletes and unfollows arrive", async () => {
     const topics = { tweets: uniqueName("tweets"), follows: uniqueName("follows") };
     await kafka.createTopics([{ name: topics.tweets, partitions: 3 }, { name: topics.follows, partitions: 2 }]);
     const app = new StreamsApp(timelineTopology(topics), {
