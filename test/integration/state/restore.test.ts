@@ -107,4 +107,41 @@ describe("state that survives crashes and follows its task (real broker, separat
     await other.exited;
     await producer.disconnect();
   });
+
+  it("after a crash between the Kafka commit and the SQLite commit, replays exactly the transaction SQLite missed", async () => {
+    const input = uniqueName("events");
+    const output = uniqueName("counts");
+    const appId = uniqueName("counter");
+    await admin.createTopics([{ name: input, partitions: 1 }, { name: output, partitions: 1 }]);
+    const producer = testClient().producer();
+    await producer.connect();
+    const send = (from: number) => producer.send(Array.from({ length: 1000 }, (_, i) => ({ topic: input, key: Buffer.from(`k${(from + i) % KEYS}`), value: Buffer.from("x") })));
+    const env = { KAFKA_BOOTSTRAP_SERVERS: bootstrap(), APP_ID: appId, INPUT: input, OUTPUT: output, STATE_DIR: mkdtempSync(join(tmpdir(), "sluice-state-")) };
+    // Two batches far apart make at least two commits with data; the second one dies after
+    // its Kafka transaction committed and before SQLite did.
+    const crashing = startWorker("counting-worker.ts", { ...env, SLUICE_FAULT_POINT: "eos.after-kafka-commit", SLUICE_FAULT_AFTER: "2" });
+    workers.push(crashing);
+    await send(0);
+    await waitFor("first batch processed", () => Number(crashing.latest()["processed"] ?? 0) >= 1000 || crashing.child.exitCode !== null || crashing.child.signalCode !== null, 60_000);
+    await new Promise((r) => setTimeout(r, 500));
+    await send(1000);
+    await producer.disconnect();
+    await crashing.exited;
+    const changelogAtCrash = (await readTopic(`${appId}-counts-changelog`)).length;
+    expect(changelogAtCrash).toBeGreaterThan(0);
+
+    const restarted = startWorker("counting-worker.ts", env);
+    workers.push(restarted);
+    await waitFor("restarted worker running", () => restarted.latest()["state"] === "RUNNING", 60_000);
+    const restored = Number(restarted.latest()["restored"]);
+    // The last transaction's changelog records reached Kafka but not SQLite: they, and only
+    // they, are replayed (never the whole changelog).
+    expect(restored).toBeGreaterThan(0);
+    expect(restored).toBeLessThan(changelogAtCrash);
+    await waitFor("all counts emitted", async () => (await readTopic(output, { count: 2000 })).length >= 2000, 60_000);
+    const counts = await storeOf(restarted);
+    expect(Object.values(counts).reduce((a, b) => a + b, 0)).toBe(2000);
+    restarted.kill("SIGTERM");
+    await restarted.exited;
+  });
 });
