@@ -1,12 +1,17 @@
-import { EmitStrategy, type SlidingWindows, type TimeWindows } from "../../processor/index.ts";
-import { Serdes } from "../../serdes/index.ts";
+import type { EmitStrategy, SlidingWindows, TimeWindows } from "../../processor/index.ts";
 import type { Windowed } from "../../state/index.ts";
 import type { GroupedStreamState } from "../grouping.ts";
-import { namedAndMaterialized } from "../kgrouped-stream.ts";
-import { KTable } from "../ktable.ts";
+import type { KTable } from "../ktable.ts";
 import type { Materialized } from "../options/materialized.ts";
 import type { Named } from "../options/named.ts";
-import { aggregateWindowed, type WindowedAggregationSpec, type WindowedOptions } from "./windowed-aggregation.ts";
+import type { WindowedOptions } from "./windowed-aggregation.ts";
+import {
+  addWindowedAggregation,
+  windowedCount,
+  windowedKStreamState,
+  windowedReduce,
+  type WindowedKStreamState,
+} from "./windowed-kstream-operations.ts";
 
 /**
  * A grouped stream cut into time windows (tumbling, hopping or sliding), ready to
@@ -22,20 +27,16 @@ import { aggregateWindowed, type WindowedAggregationSpec, type WindowedOptions }
  *     .toStream().to("clicks-per-minute");
  */
 export class TimeWindowedKStream<K, V> {
-  private readonly grouped: GroupedStreamState;
-  private readonly windows: TimeWindows | SlidingWindows;
-  private readonly options: WindowedOptions;
+  private readonly state: WindowedKStreamState<TimeWindows | SlidingWindows>;
 
   /** @internal Made by KGroupedStream.windowedBy(). */
   constructor(grouped: GroupedStreamState, windows: TimeWindows | SlidingWindows, options?: WindowedOptions) {
-    this.grouped = grouped;
-    this.windows = windows;
-    this.options = options ?? { emitStrategy: EmitStrategy.onWindowUpdate(), lateRecordsTopic: null };
+    this.state = windowedKStreamState(grouped, windows, options, "windowedBy(..)");
   }
 
   /** On every update (default), or one final result per window when it closes. */
   emitStrategy(strategy: EmitStrategy): TimeWindowedKStream<K, V> {
-    return new TimeWindowedKStream(this.grouped, this.windows, { ...this.options, emitStrategy: strategy });
+    return new TimeWindowedKStream(this.state.grouped, this.state.windows, { ...this.state.options, emitStrategy: strategy });
   }
 
   /**
@@ -44,37 +45,21 @@ export class TimeWindowedKStream<K, V> {
    * close time and the stream time. Without it they are only counted (WindowedMetrics).
    */
   withLateRecordsTopic(topic: string): TimeWindowedKStream<K, V> {
-    return new TimeWindowedKStream(this.grouped, this.windows, { ...this.options, lateRecordsTopic: topic });
+    return new TimeWindowedKStream(this.state.grouped, this.state.windows, { ...this.state.options, lateRecordsTopic: topic });
   }
 
   /** Records per key and window, as a 64-bit count (bigint). */
   count(materialized?: Materialized<K, bigint>): KTable<Windowed<K>, bigint>;
   count(named: Named, materialized?: Materialized<K, bigint>): KTable<Windowed<K>, bigint>;
   count(first?: Named | Materialized<K, bigint>, second?: Materialized<K, bigint>): KTable<Windowed<K>, bigint> {
-    const [named, materialized] = namedAndMaterialized(first, second);
-    return this.build({
-      prefix: "KSTREAM-AGGREGATE-",
-      named,
-      materialized: materialized as Materialized<unknown, unknown> | undefined,
-      valueSerde: Serdes.int64() as never,
-      aggregation: countAggregation as never,
-      where: "windowedBy(..).count()",
-    });
+    return windowedCount(this.state, first, second);
   }
 
   /** Combines the values of a key within each window. */
   reduce(reducer: (aggregate: V, value: V) => V, materialized?: Materialized<K, V>): KTable<Windowed<K>, V>;
   reduce(reducer: (aggregate: V, value: V) => V, named: Named, materialized?: Materialized<K, V>): KTable<Windowed<K>, V>;
   reduce(reducer: (aggregate: V, value: V) => V, first?: Named | Materialized<K, V>, second?: Materialized<K, V>): KTable<Windowed<K>, V> {
-    const [named, materialized] = namedAndMaterialized(first, second);
-    return this.build({
-      prefix: "KSTREAM-REDUCE-",
-      named,
-      materialized: materialized as Materialized<unknown, unknown> | undefined,
-      valueSerde: this.grouped.valueSerde ?? this.grouped.stream.valueSerde,
-      aggregation: reduceAggregation(reducer) as never,
-      where: "windowedBy(..).reduce()",
-    });
+    return windowedReduce(this.state, reducer, first, second);
   }
 
   /** Folds the values of a key within each window, starting from `initializer()`; the aggregate's serde comes from Materialized. */
@@ -86,32 +71,7 @@ export class TimeWindowedKStream<K, V> {
     first?: Named | Materialized<K, A>,
     second?: Materialized<K, A>,
   ): KTable<Windowed<K>, A> {
-    const [named, materialized] = namedAndMaterialized(first, second);
-    return this.build({
-      prefix: "KSTREAM-AGGREGATE-",
-      named,
-      materialized: materialized as Materialized<unknown, unknown> | undefined,
-      valueSerde: null,
-      aggregation: { initial: initializer, add: (k: K, v: V, a: A | null) => aggregator(k, v, a as A) } as never,
-      where: "windowedBy(..).aggregate()",
-    });
+    const aggregation = { initial: initializer, add: (k: K, v: V, a: A | null) => aggregator(k, v, a as A) };
+    return addWindowedAggregation(this.state, "aggregate", aggregation, null, first, second);
   }
-
-  private build<T>(spec: WindowedAggregationSpec): KTable<Windowed<K>, T> {
-    return new KTable(aggregateWindowed(this.grouped, this.windows, this.options, spec));
-  }
-}
-
-export const countAggregation = {
-  initial: (): bigint => 0n,
-  add: (_k: unknown, _v: unknown, a: bigint | null): bigint => (a ?? 0n) + 1n,
-  merge: (_k: unknown, a: bigint | null, b: bigint): bigint => (a ?? 0n) + b,
-};
-
-export function reduceAggregation<V>(reducer: (aggregate: V, value: V) => V) {
-  return {
-    initial: (): V | null => null,
-    add: (_k: unknown, v: V, a: V | null): V => (a === null ? v : reducer(a, v)),
-    merge: (_k: unknown, a: V | null, b: V): V => (a === null ? b : reducer(a, b)),
-  };
 }
