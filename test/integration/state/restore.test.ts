@@ -64,6 +64,7 @@ describe("state that survives crashes and follows its task (real broker, separat
     // replayed, not the whole changelog (one changelog record per input record here).
     const second = start();
     const total = () => [...expected.values()].reduce((a, b) => a + b, 0);
+    await waitFor("second worker running", () => second.latest()["state"] === "RUNNING", 60_000);
     await waitFor("all counts emitted", async () => (await readTopic(output, { count: total() })).length >= total(), 60_000);
     const restoredAfterKill = Number(second.latest()["restored"]);
     const changelogRecords = (await readTopic(changelog)).length;
