@@ -105,8 +105,8 @@ export class StreamThread {
       this.#fail(error);
       return;
     }
+    // The loop rebuilds the tasks (never here: a commit may be using them right now).
     this.#deps.logger.warn(`${during} failed; tasks restart from their last committed offsets`, { error: (error as Error).message });
-    for (const task of [...this.#tasks.values()]) this.#dropTask(task);
     setTimeout(() => {
       if (!this.#running) return;
       this.#pendingAssignment ??= this.#assignment;
