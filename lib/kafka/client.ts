@@ -17,7 +17,12 @@ export interface KafkaClient {
   transactionalProducer(options: TransactionalProducerOptions): TransactionalProducer;
   consumer(options: GroupConsumerOptions): GroupConsumer;
   /** Reads partitions from the given offsets to their current end (store restoration). */
-  readToEnd(ranges: ReadRange[], onRecords: (range: ReadRange, records: FetchedRecord[]) => void, readCommitted: boolean): Promise<void>;
+  readToEnd(
+    ranges: ReadRange[],
+    onRecords: (range: ReadRange, records: FetchedRecord[]) => void,
+    readCommitted: boolean,
+    onPlan?: (offsetsToRead: number) => void,
+  ): Promise<void>;
 }
 
 // kafkajs 2.2.4 speaks TxnOffsetCommit v1 (no group generation), has no static
@@ -48,11 +53,11 @@ export function createKafkaClient(connection: KafkaConnection, logger: Logger = 
     producer: (options) => new KafkaProducer(kafka, options),
     transactionalProducer: (options) => new TransactionalProducer(kafka, options),
     consumer: (options) => new GroupConsumer(kafka, options, logger),
-    async readToEnd(ranges, onRecords, readCommitted) {
+    async readToEnd(ranges, onRecords, readCommitted, onPlan) {
       const admin = new KafkaAdmin(kafka);
       await admin.connect();
       try {
-        await readPartitionsToEnd(kafka, admin, ranges, onRecords, { readCommitted, logger, clientPrefix: connection.clientId });
+        await readPartitionsToEnd(kafka, admin, ranges, onRecords, { readCommitted, logger, clientPrefix: connection.clientId, ...(onPlan ? { onPlan } : {}) });
       } finally {
         await admin.disconnect();
       }

@@ -22,13 +22,14 @@ export async function readPartitionsToEnd(
   admin: KafkaAdmin,
   ranges: ReadRange[],
   onRecords: (range: ReadRange, records: FetchedRecord[]) => void,
-  options: { readCommitted: boolean; logger: Logger; clientPrefix: string },
+  options: { readCommitted: boolean; logger: Logger; clientPrefix: string; onPlan?: (offsetsToRead: number) => void },
 ): Promise<void> {
   const ends = new Map<string, number>();
   for (const topic of new Set(ranges.map((r) => r.topic))) {
     for (const row of await admin.offsets(topic)) ends.set(`${topic}:${row.partition}`, row.latest);
   }
   const pending = ranges.filter((r) => r.from < (ends.get(`${r.topic}:${r.partition}`) ?? 0));
+  options.onPlan?.(pending.reduce((sum, r) => sum + ends.get(`${r.topic}:${r.partition}`)! - r.from, 0));
   if (pending.length === 0) return;
   const wanted = new Map(pending.map((r) => [`${r.topic}:${r.partition}`, r]));
   const positions = new Map<string, number>();

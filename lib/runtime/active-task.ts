@@ -93,6 +93,8 @@ class ActiveTask implements EngineTask {
     const ranges = stores.restoreRanges();
     const started = performance.now();
     let lastLog = started;
+    // Offsets, not records: transaction markers and compacted-away records take offsets too.
+    let offsetsToRead = 0;
     await client.readToEnd(
       ranges,
       (range, records) => {
@@ -100,10 +102,19 @@ class ActiveTask implements EngineTask {
         const now = performance.now();
         if (now - lastLog > 5_000) {
           lastLog = now;
-          logger.info("restoring", { task: this.id, restored: stores.restoredRecords, ratePerSecond: Math.round(stores.restoredRecords / ((now - started) / 1000)) });
+          logger.info("restoring", {
+            task: this.id,
+            restored: stores.restoredRecords,
+            remainingAtMost: Math.max(0, offsetsToRead - stores.restoredRecords),
+            ratePerSecond: Math.round(stores.restoredRecords / ((now - started) / 1000)),
+          });
         }
       },
       config.processingGuarantee === "exactly_once",
+      (offsets) => {
+        offsetsToRead = offsets;
+        if (offsets > 0) logger.info("restoring state stores", { task: this.id, changelogOffsetsToRead: offsets });
+      },
     );
     if (stores.restoredRecords > 0) {
       const seconds = (performance.now() - started) / 1000;
