@@ -101,27 +101,32 @@ export class ExactlyOnceCommitter implements Committer {
     return false;
   }
 
+  // Each task has its own producer, so their transactions run side by side: the commit
+  // takes as long as the slowest task, not the sum (end-to-end latency).
   async commit(tasks: EngineTask[]): Promise<TopicPartitionOffset[]> {
-    const committed: TopicPartitionOffset[] = [];
-    for (const task of tasks) {
-      task.prepareCommit();
-      const offsets = task.committableOffsets();
-      const records: OutgoingRecord[] = task.output.drain();
-      if (offsets.length === 0 && records.length === 0) continue;
-      const transaction = this.#transactions.get(task.id);
-      if (!transaction) throw new Error(`task ${task.id} was not prepared for exactly-once`);
-      try {
-        const written = await transaction.commit(this.#groupId, records, offsets);
-        faultPoint("eos.after-kafka-commit");
-        task.outputFlushed(written);
-        task.offsetsCommitted(offsets);
-        committed.push(...offsets);
-      } catch (error) {
-        task.rewind();
-        throw error;
-      }
+    for (const task of tasks) task.prepareCommit();
+    const results = await Promise.allSettled(tasks.map((task) => this.#commitTask(task)));
+    const failed = results.find((r): r is PromiseRejectedResult => r.status === "rejected");
+    if (failed) throw failed.reason;
+    return results.flatMap((r) => (r.status === "fulfilled" ? r.value : []));
+  }
+
+  async #commitTask(task: EngineTask): Promise<TopicPartitionOffset[]> {
+    const offsets = task.committableOffsets();
+    const records: OutgoingRecord[] = task.output.drain();
+    if (offsets.length === 0 && records.length === 0) return [];
+    const transaction = this.#transactions.get(task.id);
+    if (!transaction) throw new Error(`task ${task.id} was not prepared for exactly-once`);
+    try {
+      const written = await transaction.commit(this.#groupId, records, offsets);
+      faultPoint("eos.after-kafka-commit");
+      task.outputFlushed(written);
+      task.offsetsCommitted(offsets);
+      return offsets;
+    } catch (error) {
+      task.rewind();
+      throw error;
     }
-    return committed;
   }
 
   async release(taskId: string): Promise<void> {

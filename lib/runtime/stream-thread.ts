@@ -247,7 +247,14 @@ export class StreamThread {
     this.#lastCommit = Date.now();
     const tasks = [...this.#tasks.values()];
     if (tasks.length === 0) return;
-    const committed = await this.#deps.committer.commit(tasks);
+    // A commit that hangs stalls the whole loop; say so rather than go quiet.
+    const watchdog = setTimeout(() => this.#deps.logger.warn("commit still waiting after 10 s", { tasks: tasks.map((t) => t.id) }), 10_000);
+    let committed: TopicPartitionOffset[];
+    try {
+      committed = await this.#deps.committer.commit(tasks);
+    } finally {
+      clearTimeout(watchdog);
+    }
     this.#failures = 0;
     for (const o of committed) if (this.#deps.purgeable.has(o.topic)) this.#purge.set(partitionKey(o), o);
     if (this.#purge.size > 0 && this.#lastCommit - this.#lastPurge >= this.#deps.config.repartitionPurgeIntervalMs) this.#purgeRepartitionTopics();

@@ -9,7 +9,7 @@ import { mkdtempSync, readdirSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createKafkaClient } from "../../lib/kafka/index.ts";
-import { silentLogger } from "../../lib/observability/index.ts";
+import { consoleLogger, silentLogger } from "../../lib/observability/index.ts";
 import { StreamsApp } from "../../lib/runtime/index.ts";
 import { workload } from "./workloads.ts";
 
@@ -35,7 +35,8 @@ const app = new StreamsApp(chosen.topology(env("INPUT"), output), {
   stateDir,
   processingGuarantee: process.env["GUARANTEE"] === "exactly_once" ? "exactly_once" : "at_least_once",
   commitIntervalMs: Number(process.env["COMMIT_INTERVAL_MS"] ?? 1000),
-  logger: silentLogger,
+  // BENCH_APP_LOG=1 shows the app's own log lines (debugging a run).
+  logger: process.env["BENCH_APP_LOG"] === "1" ? consoleLogger("bench-app") : silentLogger,
 });
 // Timing starts when the app has its tasks (group join excluded), so the figure is processing.
 let cpuStart = process.cpuUsage();
