@@ -29,13 +29,16 @@ VITEST := node node_modules/vitest/vitest.mjs
 # .ci/run asks for a JSON report to print the closing "N passed, N failed" line.
 VITEST_REPORT := $(if $(VITEST_JSON_REPORT),--reporter=default --reporter=json --outputFile.json=$(VITEST_JSON_REPORT))
 
-.PHONY: help setup test test-unit test-integration lint typecheck demo bench chaos kafka-up kafka-down env shell clean
+HELM := $(TOOLS)/go/bin/helm
+
+.PHONY: helm-lint help setup test test-unit test-integration lint typecheck demo bench chaos kafka-up kafka-down env shell clean
 
 help:
 	@echo "make demo        run a real pipeline on a local broker (Ctrl-C stops it)"
 	@echo "make test        lint, type-check and run every test against a real broker"
 	@echo "make bench       throughput benchmarks on the local broker"
 	@echo "make kafka-up    start a local broker and print its address; make kafka-down stops it"
+	@echo "make helm-lint   lint and render the Helm chart (builds helm with Go the first time)"
 	@echo 'eval "$$(make -s env)"  enter the project environment (Node 24 first on PATH)'
 
 $(NODE_HOME)/bin/node:
@@ -95,6 +98,15 @@ kafka-up: setup
 
 kafka-down: node_modules/.installed
 	@node test/broker/cli.ts down
+
+# Helm is built from source through the Go module proxy (a few minutes the first time).
+$(HELM):
+	GOBIN=$(TOOLS)/go/bin go install helm.sh/helm/v3/cmd/helm@v3.22.0
+
+helm-lint: $(HELM)
+	$(HELM) lint helm/sluice-service
+	$(HELM) template check helm/sluice-service > /dev/null
+	$(HELM) template check helm/sluice-service --set persistence.enabled=false --set httpPort=8080 > /dev/null
 
 clean:
 	rm -rf node_modules $(TOOLS)
