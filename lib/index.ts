@@ -70,7 +70,11 @@ export { SerdeError, Serdes, serdeFrom, type Serde, type SerdeFunctions } from "
 
 // Processor API
 export {
+  IDEMPOTENCY_KEY_HEADER,
   StreamRecord,
+  dedupeId,
+  idempotencyKey,
+  withIdempotencyKey,
   type BaseProcessorContext,
   type Cancellable,
   type FixedKeyProcessor,

@@ -12,6 +12,7 @@ export type {
 } from "./api.ts";
 export { NO_HEADERS, StreamRecord } from "./record.ts";
 export { refuseAsync } from "./synchronous.ts";
+export { IDEMPOTENCY_KEY_HEADER, dedupeId, idempotencyKey, withIdempotencyKey } from "./effects/idempotency.ts";
 export type { FixedKeyRecord, Headers, KeyValuePair, RecordContext, RecordMetadata } from "./record.ts";
 // The processors behind the stateless DSL operators: for the DSL layer, not re-exported by lib/index.ts.
 export { BranchProcessor } from "./stateless/branch.ts";
