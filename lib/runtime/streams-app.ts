@@ -127,8 +127,11 @@ export class StreamsApp {
     }
     try {
       await this.#connectAndPlan();
+      // close() during start-up (a broker that never answered, say) ends it quietly.
+      if (this.#closing) return;
       await this.#join();
     } catch (error) {
+      if (this.#closing) return;
       this.#enterError(error as Error);
       throw error;
     }
