@@ -95,7 +95,7 @@ export abstract class WindowedAggregateBase<K, V, VA> {
   }
 
   /** Records without a key or value cannot be placed in a window: counted, as Kafka Streams does. */
-  protected skip(key: unknown, value: unknown): boolean {
+  protected skipsNullKeyOrValue(key: unknown, value: unknown): boolean {
     if (key !== null && key !== undefined && value !== null && value !== undefined) return false;
     this.metrics.skippedRecords++;
     recordSkipped(this.context, this.options.nodeName, key === null || key === undefined ? "a windowed aggregation needs a key" : "a windowed aggregation skips null values");

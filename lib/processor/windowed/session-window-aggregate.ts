@@ -28,7 +28,7 @@ export class SessionWindowAggregateProcessor<K, V, VA> extends WindowedAggregate
   }
 
   readonly process = (record: StreamRecord<K, V>): void => {
-    if (this.skip(record.key, record.value)) return;
+    if (this.skipsNullKeyOrValue(record.key, record.value)) return;
     const { key, value, timestamp } = record;
     const { windows, store, options } = this;
     const aggregation = options.aggregation;

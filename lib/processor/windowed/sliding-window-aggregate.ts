@@ -62,7 +62,7 @@ export class SlidingWindowAggregateProcessor<K, V, VA> extends WindowedAggregate
   }
 
   readonly process = (record: StreamRecord<K, V>): void => {
-    if (this.skip(record.key, record.value)) return;
+    if (this.skipsNullKeyOrValue(record.key, record.value)) return;
     const { key, value, timestamp: t } = record;
     const d = this.windows.timeDifferenceMs;
     const grace = this.windows.graceMs;

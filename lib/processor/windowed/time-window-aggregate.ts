@@ -32,7 +32,7 @@ export class TimeWindowAggregateProcessor<K, V, VA> extends WindowedAggregateBas
   }
 
   readonly process = (record: StreamRecord<K, V>): void => {
-    if (this.skip(record.key, record.value)) return;
+    if (this.skipsNullKeyOrValue(record.key, record.value)) return;
     const { key, value, timestamp } = record;
     const { windows, store, options } = this;
     // The window store's largest window start is a durable lower bound of stream time.
