@@ -26,6 +26,40 @@ require.cache[groupingModule] = {
   },
 } as unknown as NodeJS.Module;
 
+// Read-committed fetches drop the records of aborted transactions using the broker's list
+// of them, which comes in the order the transactions were aborted, not begun. kafkajs
+// 2.2.4 assumes begin order and looks at one entry per record, so when two producers
+// abort in the other order than they began (two exactly-once tasks fenced by their
+// successors after a crash) the first one's records pass as committed. Replaced by the
+// Java client's rule: sort by first offset, every transaction begun by a record's offset
+// marks its producer aborted until that producer's abort marker.
+type FetchedMessage = { offset: string; key?: Buffer | null; isControlRecord?: boolean; batchContext: { producerId: string; inTransaction: boolean } };
+type AbortedTransaction = { producerId: string; firstOffset: string };
+const ABORT_MARKER_KEY = Buffer.from([0, 0, 0, 0]);
+const abortFilterModule = require.resolve("kafkajs/src/consumer/filterAbortedMessages.js");
+require.cache[abortFilterModule] = {
+  id: abortFilterModule,
+  filename: abortFilterModule,
+  loaded: true,
+  exports: ({ messages, abortedTransactions }: { messages: FetchedMessage[]; abortedTransactions?: AbortedTransaction[] }) => {
+    if (!abortedTransactions || abortedTransactions.length === 0) return messages;
+    const byFirstOffset = abortedTransactions.map((t) => ({ producerId: String(t.producerId), firstOffset: BigInt(t.firstOffset) }));
+    byFirstOffset.sort((a, b) => (a.firstOffset < b.firstOffset ? -1 : a.firstOffset > b.firstOffset ? 1 : 0));
+    const aborting = new Set<string>();
+    let next = 0;
+    return messages.filter((message) => {
+      const offset = BigInt(message.offset);
+      while (next < byFirstOffset.length && byFirstOffset[next]!.firstOffset <= offset) aborting.add(byFirstOffset[next++]!.producerId);
+      const producerId = String(message.batchContext.producerId);
+      if (message.isControlRecord && message.key && Buffer.from(message.key).equals(ABORT_MARKER_KEY)) {
+        aborting.delete(producerId);
+        return true; // a control record: the batch drops it afterwards
+      }
+      return !(message.batchContext.inTransaction && aborting.has(producerId));
+    });
+  },
+} as unknown as NodeJS.Module;
+
 const kafkajs = require("kafkajs") as typeof import("kafkajs");
 
 export const { Kafka, Partitioners, AssignerProtocol, ConfigResourceTypes, logLevel } = kafkajs;
