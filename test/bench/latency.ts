@@ -31,6 +31,9 @@ export async function measureLatency(
     env: { ...process.env, KAFKA_BOOTSTRAP_SERVERS: bootstrap, WORKLOAD: "passthrough", INPUT: input, OUTPUT: output, RECORDS: String(total), GUARANTEE: options.guarantee, COMMIT_INTERVAL_MS: String(options.commitIntervalMs) },
     stdio: ["ignore", "ignore", "inherit"],
   });
+  // Listened for from the start: the app may exit (all input committed) while the reader
+  // is still disconnecting, and an "exit" listened for after that never comes.
+  const appExited = new Promise<true>((r) => app.once("exit", () => r(true)));
   const latencies: number[] = [];
   const consumer = client.consumer({ groupId: `latency-reader-${run}`, readCommitted: true });
   await consumer.connect();
@@ -65,7 +68,9 @@ export async function measureLatency(
   await producer.disconnect();
   await consumer.disconnect();
   // The app stops once its group committed all input; it is not waited for forever.
-  const exited = await Promise.race([new Promise((r) => app.once("exit", () => r(true))), new Promise((r) => setTimeout(() => r(false), 30_000))]);
+  let timer: NodeJS.Timeout | undefined;
+  const exited = await Promise.race([appExited, new Promise<false>((r) => (timer = setTimeout(() => r(false), 30_000)))]);
+  clearTimeout(timer);
   if (!exited) {
     console.error(`latency run (${options.guarantee}, ${options.commitIntervalMs} ms): the app had not committed all input 30 s after the last record; stopping it`);
     app.kill("SIGKILL");
