@@ -19,8 +19,7 @@ import {
   TimeWindows,
 } from "../../../lib/index.ts";
 import { silentLogger } from "../../../lib/observability/index.ts";
-
-const env = (name: string): string => process.env[name] ?? (() => { throw new Error(`worker needs ${name}`); })();
+import { requireEnv as env, runAndReport } from "../workers/run-worker.ts";
 
 const builder = new StreamsBuilder();
 const grouped = builder.stream(env("INPUT"), Consumed.with(Serdes.string(), Serdes.string())).groupByKey();
@@ -49,17 +48,4 @@ const app = new StreamsApp(builder.build(), {
   logger: silentLogger,
 });
 
-let last = "";
-const report = () => {
-  const line = JSON.stringify({ state: app.state, tasks: app.activeTasks(), processed: app.processedRecords });
-  if (line !== last) process.stdout.write(line + "\n");
-  last = line;
-};
-app.onStateChange(report);
-setInterval(report, 100).unref();
-try {
-  await app.start();
-} catch (error) {
-  process.stdout.write(JSON.stringify({ error: (error as Error).message, name: (error as Error).name }) + "\n");
-  process.exit(3);
-}
+await runAndReport(app);

@@ -7,8 +7,7 @@
 import { Consumed, Produced, Serdes, StreamsApp, StreamsBuilder, Stores, StreamRecord } from "../../../lib/index.ts";
 import type { KeyValueStore, Processor, ProcessorContext } from "../../../lib/index.ts";
 import { silentLogger } from "../../../lib/observability/index.ts";
-
-const env = (name: string): string => process.env[name] ?? (() => { throw new Error(`worker needs ${name}`); })();
+import { requireEnv as env, runAndReport } from "./run-worker.ts";
 
 class CountPerKey implements Processor<string | null, string | null, string, number> {
   #context!: ProcessorContext<string, number>;
@@ -41,21 +40,8 @@ const app = new StreamsApp(builder.build(), {
   logger: silentLogger,
 });
 
-let last = "";
-const report = () => {
-  const line = JSON.stringify({ state: app.state, tasks: app.activeTasks(), processed: app.processedRecords, restored: app.restoredRecords });
-  if (line !== last) process.stdout.write(line + "\n");
-  last = line;
-};
-app.onStateChange(report);
-setInterval(report, 100).unref();
 process.on("SIGUSR2", () => {
   const entries = app.store<string, number>("counts").all();
   process.stdout.write(JSON.stringify({ store: Object.fromEntries(entries.map((e) => [e.key, e.value])) }) + "\n");
 });
-try {
-  await app.start();
-} catch (error) {
-  process.stdout.write(JSON.stringify({ error: (error as Error).message, name: (error as Error).name }) + "\n");
-  process.exit(3);
-}
+await runAndReport(app);

@@ -1,18 +1,13 @@
 /**
  * A StreamsApp in its own process, for tests that need several instances or kill -9.
  * Env: KAFKA_BOOTSTRAP_SERVERS, APP_ID, INPUT, OUTPUT, STATE_DIR, GUARANTEE.
- * Prints one JSON line per change of its task set: {"tasks":[...],"state":"..."}.
+ * Reports through run-worker.ts: a JSON line per change of {state, tasks, processed, restored}.
  */
 import { Consumed, Produced, StreamsBuilder } from "../../../lib/dsl/index.ts";
 import { silentLogger } from "../../../lib/observability/index.ts";
+import { requireEnv as env, runAndReport } from "./run-worker.ts";
 import { StreamsApp } from "../../../lib/runtime/index.ts";
 import { Serdes } from "../../../lib/serdes/index.ts";
-
-const env = (name: string): string => {
-  const value = process.env[name];
-  if (!value) throw new Error(`worker needs ${name}`);
-  return value;
-};
 
 const builder = new StreamsBuilder();
 builder.stream(env("INPUT"), Consumed.with(Serdes.bytes(), Serdes.bytes())).to(env("OUTPUT"), Produced.with(Serdes.bytes(), Serdes.bytes()));
@@ -26,12 +21,4 @@ const app = new StreamsApp(builder.build(), {
   logger: silentLogger,
 });
 
-let last = "";
-const report = () => {
-  const line = JSON.stringify({ state: app.state, tasks: app.activeTasks(), processed: app.processedRecords });
-  if (line !== last) process.stdout.write(line + "\n");
-  last = line;
-};
-app.onStateChange(report);
-setInterval(report, 100).unref();
-await app.start();
+await runAndReport(app);
