@@ -147,7 +147,7 @@ class ActiveTask implements EngineTask {
   }
 
   buffered(tp: TopicPartition): number {
-    return this.#core.bufferedPartitions().find((p) => p.topic === tp.topic && p.partition === tp.partition)?.buffered ?? 0;
+    return this.#core.bufferedRecords(tp.topic, tp.partition);
   }
 
   process(max: number): number {
