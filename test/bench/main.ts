@@ -50,10 +50,10 @@ for (const { name, guarantee, commitIntervalMs } of runs) {
   const output = `bench-output-${name}-${Date.now()}`;
   await admin.createTopics([{ name: output, partitions }]);
   const keys = workloads.find((w) => w.name === name)?.keys ?? 10_000;
-  const result = await runWorkload(name, inputs.get(keys)!, output, guarantee, commitIntervalMs);
+  const result = await runApp<RunResult>(name, inputs.get(keys)!, output, guarantee, commitIntervalMs);
   if (name.startsWith("count-")) {
     // The same application on an empty state directory restores the store from its changelog.
-    const restore = await runApp(name, inputs.get(keys)!, output, guarantee, commitIntervalMs, { APP_ID: result.applicationId, RESTORE_ONLY: "1" });
+    const restore = await runApp<Record<string, unknown>>(name, inputs.get(keys)!, output, guarantee, commitIntervalMs, { APP_ID: result.applicationId, RESTORE_ONLY: "1" });
     restoreRows.push({
       workload: name,
       "state bytes on disk": result.stateBytes,
@@ -106,11 +106,8 @@ interface RunResult {
   stateBytes: number;
 }
 
-function runWorkload(name: string, inputTopic: string, output: string, guarantee: string, commitIntervalMs: number): Promise<RunResult> {
-  return runApp(name, inputTopic, output, guarantee, commitIntervalMs, {}) as Promise<unknown> as Promise<RunResult>;
-}
-
-function runApp(name: string, inputTopic: string, output: string, guarantee: string, commitIntervalMs: number, extra: Record<string, string>): Promise<Record<string, unknown>> {
+/** Runs app-runner.ts in its own process and returns the JSON line it prints. */
+function runApp<T>(name: string, inputTopic: string, output: string, guarantee: string, commitIntervalMs: number, extra: Record<string, string> = {}): Promise<T> {
   return new Promise((resolvePromise, reject) => {
     const child = spawn(process.execPath, [resolve(import.meta.dirname, "app-runner.ts")], {
       env: { ...process.env, KAFKA_BOOTSTRAP_SERVERS: broker.bootstrap, WORKLOAD: name, INPUT: inputTopic, OUTPUT: output, RECORDS: String(records), GUARANTEE: guarantee, COMMIT_INTERVAL_MS: String(commitIntervalMs), ...extra },
