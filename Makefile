@@ -31,11 +31,12 @@ VITEST_REPORT := $(if $(VITEST_JSON_REPORT),--reporter=default --reporter=json -
 
 HELM := $(TOOLS)/go/bin/helm
 
-.PHONY: helm-lint help setup test test-unit test-integration lint typecheck demo bench chaos kafka-up kafka-down env shell clean
+.PHONY: build helm-lint help setup test test-unit test-integration lint typecheck demo bench chaos kafka-up kafka-down env shell clean
 
 help:
 	@echo "make demo        run a real pipeline on a local broker (Ctrl-C stops it)"
 	@echo "make test        lint, type-check and run every test against a real broker"
+	@echo "make build       compile lib/ to dist/ (what the npm package ships)"
 	@echo "make bench       throughput benchmarks on the local broker"
 	@echo "make kafka-up    start a local broker and print its address; make kafka-down stops it"
 	@echo "make helm-lint   lint and render the Helm chart (builds helm with Go the first time)"
@@ -49,11 +50,10 @@ $(NODE_HOME)/bin/node:
 	@rm -rf $(NODE_HOME) && mv $(TOOLS)/node-download/package $(NODE_HOME) && rm -rf $(TOOLS)/node-download
 	@$(NODE_HOME)/bin/node --version
 
-# `npm install` rather than `npm ci`: vite lists an optional Windows-only package that the
-# registry does not serve, so the lock file never records it and `npm ci` refuses the lock
-# as out of sync. The lock file still pins every version that is installed.
+# `npm ci`: exactly what the lock file pins (it records every optional package, so it is
+# complete), and an out-of-date lock fails the run instead of being rewritten.
 node_modules/.installed: package.json package-lock.json $(NODE_DEP)
-	npm install --no-audit --no-fund
+	npm ci --no-audit --no-fund
 	@touch $@
 
 $(BROKER_LIB)/.resolved: $(BROKER_POM)
@@ -74,6 +74,10 @@ lint: node_modules/.installed
 
 typecheck: node_modules/.installed
 	node node_modules/typescript/bin/tsc -p tsconfig.json --noEmit
+
+# The package's JavaScript, declarations and source maps (npm pack runs it too, as prepack).
+build: node_modules/.installed
+	npm run build
 
 test: setup lint typecheck
 	$(VITEST) run --project unit --project integration $(VITEST_REPORT)

@@ -14,7 +14,8 @@ export default defineConfig({
       {
         test: {
           name: "integration",
-          include: ["test/integration/**/*.test.ts"],
+          // test/package: the packed package installed into a project outside the repo.
+          include: ["test/integration/**/*.test.ts", "test/package/**/*.test.ts"],
           globalSetup: ["test/broker/global-setup.ts"],
           testTimeout: 120_000,
           hookTimeout: 180_000,
