@@ -1,6 +1,17 @@
 // A TypeScript user's app: type-checked with strict and module nodenext against the
 // installed declarations (no skipLibCheck), then run from its emitted JavaScript.
-import { Consumed, Produced, Serdes, StreamsBuilder, StreamsApp, type KStream, type StreamsConfig, type Topology } from "sluice";
+import {
+  Consumed,
+  PoisonRecordError,
+  Produced,
+  Serdes,
+  StreamsApp,
+  StreamsBuilder,
+  type KStream,
+  type StreamsConfig,
+  type Topology,
+  type UncaughtExceptionResponse,
+} from "sluice";
 import { TopologyTestDriver, type TestRecord } from "sluice/testing";
 
 type Order = { id: string; amount: number };
@@ -15,10 +26,18 @@ function largeOrders(): Topology {
   return builder.build();
 }
 
-// Only type-checked: a config a service would pass to StreamsApp.
-const config: StreamsConfig = { applicationId: "orders", bootstrapServers: "localhost:9092", processingGuarantee: "exactly_once" };
-const _app: (topology: Topology) => StreamsApp = (topology) => new StreamsApp(topology, config);
-void _app;
+// Only type-checked: how a service would configure, start and watch a StreamsApp.
+const config: StreamsConfig = {
+  applicationId: "orders",
+  bootstrapServers: "localhost:9092",
+  processingGuarantee: "exactly_once",
+  uncaughtExceptionHandler: (error: Error): UncaughtExceptionResponse => (error instanceof PoisonRecordError ? "EXIT_PROCESS" : "SHUTDOWN_CLIENT"),
+};
+export async function runService(topology: Topology): Promise<void> {
+  const app = new StreamsApp(topology, config);
+  await app.start();
+  await app.whenStopped();
+}
 
 const driver = new TopologyTestDriver(largeOrders());
 const input = driver.createInputTopic("orders", Serdes.string(), Serdes.json<Order>());
