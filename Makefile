@@ -102,8 +102,13 @@ kafka-down: node_modules/.installed
 	@node test/broker/cli.ts down
 
 # Helm is built from source through the Go module proxy (a few minutes the first time).
+# The -X flags set what helm's own release build sets: its version, and the Kubernetes
+# version `helm template` and `helm lint` assume (otherwise v1.20, which the chart refuses).
+HELM_VERSION := v3.22.0
+HELM_LDFLAGS := -X helm.sh/helm/v3/internal/version.version=$(HELM_VERSION) \
+  $(foreach pkg,chartutil lint/rules,-X helm.sh/helm/v3/pkg/$(pkg).k8sVersionMajor=1 -X helm.sh/helm/v3/pkg/$(pkg).k8sVersionMinor=37)
 $(HELM):
-	GOBIN=$(TOOLS)/go/bin go install helm.sh/helm/v3/cmd/helm@v3.22.0
+	GOBIN=$(TOOLS)/go/bin go install -ldflags '$(HELM_LDFLAGS)' helm.sh/helm/v3/cmd/helm@$(HELM_VERSION)
 
 # The chart tests validate rendered manifests against Kubernetes' JSON schemas offline:
 # kubernetes-validate ships them (about 35 s and 150 MB the first time, in a virtualenv).

@@ -31,9 +31,9 @@ export function helm(...args: string[]): Run {
 }
 
 /**
- * The Kubernetes version `helm template` renders for unless told otherwise. Given
- * explicitly because a helm built with plain `go install` defaults to v1.20, which
- * Chart.yaml's kubeVersion refuses.
+ * The Kubernetes version the tests render for, given explicitly so a render does not
+ * depend on how helm was built (a plain `go install` assumes v1.20, which Chart.yaml's
+ * kubeVersion refuses; the Makefile's build sets 1.37).
  */
 export const defaultKubeVersion = "1.37.0";
 
