@@ -26,6 +26,8 @@ export default defineConfig({
         test: {
           name: "helm",
           include: ["test/helm/**/*.test.ts"],
+          // helm and kubernetes-validate are separate processes; a busy machine slows them.
+          testTimeout: 60_000,
         },
       },
       {
