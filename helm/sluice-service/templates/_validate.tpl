@@ -26,6 +26,11 @@ says what is wrong and what to change. Included once, by the StatefulSet.
 {{- fail "keda.minReplicas 0 needs keda.topics: with no instance running the group consumes no topic, so KEDA would find no lag and never scale back up" -}}
 {{- end -}}
 {{- end -}}
+{{- with .Values.podDisruptionBudget -}}
+{{- if and .enabled (not (kindIs "string" .minAvailable)) (not $.Values.keda.enabled) (ge (int .minAvailable) (int $.Values.replicas)) (gt (int $.Values.replicas) 0) -}}
+{{- fail (printf "podDisruptionBudget.minAvailable (%d) must be below replicas (%d), or no pod may ever be evicted and node drains hang: lower it or use maxUnavailable" (int .minAvailable) (int $.Values.replicas)) -}}
+{{- end -}}
+{{- end -}}
 {{- if and .Values.metrics.enabled (eq (int .Values.http.port) 0) -}}
 {{- fail "metrics.enabled needs http.port: /metrics is served by the instance's HTTP server" -}}
 {{- end -}}
