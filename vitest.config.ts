@@ -1,7 +1,8 @@
 import { defineConfig } from "vitest/config";
 
 // Three tiers: unit (no broker), integration (one real broker per run, started by the
-// global setup), chaos (separate worker processes, kill -9; `make chaos`).
+// global setup), chaos (separate worker processes, kill -9; `make chaos`); and helm, the
+// chart's render and schema tests (helm and kubernetes-validate from `make helm-tools`).
 export default defineConfig({
   test: {
     projects: [
@@ -20,6 +21,14 @@ export default defineConfig({
           testTimeout: 120_000,
           hookTimeout: 180_000,
           fileParallelism: false,
+        },
+      },
+      {
+        test: {
+          name: "helm",
+          include: ["test/helm/**/*.test.ts"],
+          // helm and kubernetes-validate are separate processes; a busy machine slows them.
+          testTimeout: 60_000,
         },
       },
       {
