@@ -10,6 +10,9 @@ export default defineConfig({
         test: {
           name: "unit",
           include: ["test/unit/**/*.test.ts"],
+          // Driver tests of whole services take a few seconds; a loaded 2-core machine
+          // stretches them past vitest's 5 s default. A timeout is not an assertion.
+          testTimeout: 30_000,
         },
       },
       {
