@@ -74,13 +74,17 @@ export function fraudInput(seed: number, options: FraudInputOptions): FraudEvent
   return events;
 }
 
-/** A card of its own and one payment a day after everything, so that every window has closed. */
+/**
+ * A card of its own and one payment a day after everything, so that every window has closed.
+ * The card's row carries the first event's time: a table row moves its task's stream time
+ * like any record, so a later one read early would close windows before their payments.
+ */
 export function withFlush(events: readonly FraudEvent[]): FraudEvent[] {
   const newest = Math.max(...events.map((e) => e.timestamp));
   const at = newest + 24 * 3_600_000;
   return [
     ...events,
-    { topic: "cards", key: "card-flush", value: { customerId: "cust-0", homeCountry: "NL" }, timestamp: newest },
+    { topic: "cards", key: "card-flush", value: { customerId: "cust-0", homeCountry: "NL" }, timestamp: events[0]!.timestamp },
     { topic: "payments", key: "card-flush", value: { paymentId: "pay-flush", cardId: "card-flush", amountCents: 100, country: "NL", merchant: "m0", at }, timestamp: at },
   ];
 }
