@@ -105,7 +105,7 @@ export function expectedLedger(commands: readonly Command[]): ExpectedLedger {
       reject(c);
       continue;
     }
-    if (c.type === "deposit" || c.type === "withdraw") {
+    if (c.type !== "transfer") {
       const sign = c.type === "deposit" ? 1 : -1;
       balances.set(c.accountId, balance + sign * c.amountCents);
       event(c, c.type === "deposit" ? "deposited" : "withdrawn", c.accountId, c.amountCents);
