@@ -13,7 +13,8 @@
  * "account-statements" for the statements), STATE_DIR, COMMANDS_TOPIC, EVENTS_TOPIC,
  * REPLIES_TOPIC, STATEMENTS_TOPIC (defaults "account-commands", "account-events",
  * "account-replies", "account-statements"), HTTP_PORT (default 8080). Exactly-once always:
- * "two events or none" for a transfer rests on it. Stops cleanly on SIGTERM / Ctrl-C.
+ * "two events or none" for a transfer rests on it (PROCESSING_GUARANTEE may only be
+ * exactly_once). Stops cleanly on SIGTERM / Ctrl-C.
  */
 import { createServer } from "node:http";
 import { RetriableError, StreamsApp } from "../../lib/index.ts";
@@ -27,7 +28,12 @@ if (!bootstrapServers) {
   console.error("KAFKA_BOOTSTRAP_SERVERS is not set: give the broker address, e.g. KAFKA_BOOTSTRAP_SERVERS=localhost:9092");
   process.exit(2);
 }
-const readModel = env["READ_MODEL"] ?? "ledger";
+const guarantee = env["PROCESSING_GUARANTEE"];
+if (guarantee !== undefined && guarantee !== "exactly_once") {
+  console.error(`PROCESSING_GUARANTEE is "${guarantee}": the accounts service runs exactly-once only: a transfer is two events or none only under it; unset it or set it to exactly_once`);
+  process.exit(2);
+}
+const readModel = env["READ_MODEL"] || "ledger";
 if (readModel !== "ledger" && readModel !== "statements") {
   console.error(`READ_MODEL must be unset (the ledger) or "statements", not "${readModel}"`);
   process.exit(2);

@@ -3,7 +3,8 @@
  * written once, and the risk state and spend profiles move with the offsets they reflect.
  * Env: KAFKA_BOOTSTRAP_SERVERS (required), APPLICATION_ID (default "fraud"), STATE_DIR,
  * PAYMENTS_TOPIC, CARDS_TOPIC, CUSTOMERS_TOPIC, ALERTS_TOPIC (defaults "payments", "cards",
- * "customers", "fraud-alerts"), HTTP_PORT (default 8080), COMMIT_INTERVAL_MS (default 1000).
+ * "customers", "fraud-alerts"), HTTP_PORT (default 8080), COMMIT_INTERVAL_MS (default 1000);
+ * PROCESSING_GUARANTEE may only be exactly_once (the chart's default).
  * Stops cleanly on SIGTERM / Ctrl-C.
  *
  *   GET /cards/<card id>  ->  200 { cardId, card, risk, profile }: the card with its customer,
@@ -21,6 +22,11 @@ const env = process.env;
 const bootstrapServers = env["KAFKA_BOOTSTRAP_SERVERS"];
 if (!bootstrapServers) {
   console.error("KAFKA_BOOTSTRAP_SERVERS is not set: give the broker address, e.g. KAFKA_BOOTSTRAP_SERVERS=localhost:9092");
+  process.exit(2);
+}
+const guarantee = env["PROCESSING_GUARANTEE"];
+if (guarantee !== undefined && guarantee !== "exactly_once") {
+  console.error(`PROCESSING_GUARANTEE is "${guarantee}": the fraud service runs exactly-once only, so that each alert is written once and the risk state moves with the offsets it reflects; unset it or set it to exactly_once`);
   process.exit(2);
 }
 const config = defaultFraudConfig({

@@ -49,7 +49,7 @@ export function addAlert(state: RiskState, alert: Alert): RiskState {
  * 1. **Enrichment.** `cards` (card id -> customer id, home country) and `customers` are
  *    compacted changelogs, updated and deleted in place. A foreign-key join reaches each
  *    card's customer (`card-profiles`); payments, keyed by card id, join it (stream-table).
- *    Payments of unknown or deleted cards are skipped (and counted as dropped).
+ *    Payments of unknown or deleted cards find no row and are not scored.
  * 2. **Rules**, each raising an {@link Alert}:
  *    (a) `velocity`: at least `maxPayments` payments of a card in a hopping window of event
  *        time, emitted once when the window closes (end + grace);
