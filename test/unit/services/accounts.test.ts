@@ -28,7 +28,7 @@ function runLedger(commands: readonly Command[]) {
   return { driver, events: events.map(([, e]) => e!), replies: replies.map(([, r]) => r!) };
 }
 
-describe("the accounts service's topology", () => {
+describe("the accounts service's topology", { timeout: 60_000 }, () => {
   it.each([1, 2, 3])("writes exactly the events and replies of a brute-force ledger, and folds balances from the log (seed %i)", (seed) => {
     const { opens, rest } = accountCommands(seed, 500, BASE, 6 * HOUR);
     const commands = [...opens, ...rest];

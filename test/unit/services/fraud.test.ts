@@ -58,7 +58,8 @@ function expectAlerts(alerts: Alert[], expected: ExpectedFraud): void {
   }
 }
 
-describe("the fraud service's topology", () => {
+// Several full driver runs per test: a time limit for a loaded machine, not a timed assertion.
+describe("the fraud service's topology", { timeout: 120_000 }, () => {
   const config = defaultFraudConfig();
 
   it.each([1, 2, 3])("raises exactly the alerts computed by brute force, with card and customer updates and deletes (seed %i)", (seed) => {
@@ -83,14 +84,14 @@ describe("the fraud service's topology", () => {
 
   it("finds a charge followed by a foreign charge whatever order they arrive in, as long as both are within grace", () => {
     const { graceMs } = config.foreign;
-    const ordered = withFlush(fraudInput(11, { payments: 500, maxLatenessMs: 0, tableChanges: false, baseMs: BASE }));
+    const ordered = withFlush(fraudInput(11, { payments: 400, maxLatenessMs: 0, tableChanges: false, baseMs: BASE }));
     const expected = expectedFraud(ordered, config);
     expect(expected.foreign.size).toBeGreaterThan(3);
     const foreignIds = (alerts: Alert[]) => new Set(alerts.filter((a) => a.rule === "foreign-after-charge").map((a) => a.paymentId));
     const inOrder = foreignIds(run(config, ordered));
     expect(inOrder).toEqual(new Set(expected.foreign.keys()));
     driver!.close();
-    for (const seed of [1, 2, 3, 4]) {
+    for (const seed of [1, 2, 3]) {
       // Shuffle the payments so that each arrives at most (grace - 1 min) behind the newest before it.
       const random = rng(seed);
       const payments = ordered.filter((e) => e.topic === "payments");
