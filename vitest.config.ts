@@ -1,7 +1,17 @@
 import { defineConfig } from "vitest/config";
 
-// Three tiers: unit (no broker), integration (one real broker per run, started by the
-// global setup), chaos (separate worker processes, kill -9; `make chaos`).
+// Four tiers: unit (no broker), integration (one real broker per run, started by the global
+// setup), testcontainers (SLUICE_TESTCONTAINERS=1: part of the integration suite again, on a
+// broker in a container started by testcontainers), chaos (separate worker processes,
+// kill -9; `make chaos`).
+const inContainers = process.env.SLUICE_TESTCONTAINERS === "1";
+// What the testcontainers tier runs: the Kafka boundary, the exactly-once crash subset, the
+// user-facing startKafka() example and the container fallback. Without the tier, the first
+// three run on the local broker with everything else.
+const containerTier = ["test/integration/kafka/**/*.test.ts", "test/integration/eos/**/*.test.ts", "test/integration/testcontainers/**/*.test.ts"];
+const needsEngine = ["test/integration/testcontainers/fallback.test.ts"];
+const brokerTier = { globalSetup: ["test/broker/global-setup.ts"], testTimeout: 120_000, hookTimeout: 180_000, fileParallelism: false };
+
 export default defineConfig({
   test: {
     projects: [
@@ -15,12 +25,21 @@ export default defineConfig({
         test: {
           name: "integration",
           include: ["test/integration/**/*.test.ts"],
-          globalSetup: ["test/broker/global-setup.ts"],
-          testTimeout: 120_000,
-          hookTimeout: 180_000,
-          fileParallelism: false,
+          exclude: ["**/node_modules/**", ...(inContainers ? containerTier : needsEngine)],
+          ...brokerTier,
         },
       },
+      ...(inContainers
+        ? [{
+          test: {
+            name: "testcontainers",
+            include: containerTier,
+            ...brokerTier,
+            // After the other tiers, so that the two brokers' test files never share the two cores.
+            sequence: { groupOrder: 1 },
+          },
+        }]
+        : []),
       {
         test: {
           name: "chaos",
