@@ -17,7 +17,8 @@ else
   export npm_config_nodedir := $(NODE_HOME)
 endif
 
-BROKER_POM := test/broker/pom.xml
+# The broker's jars come from Maven Central through a pom that this code generates.
+BROKER_POM := lib/testing/broker/maven-jars.ts
 # KAFKA_VERSION=4.1 selects the Kafka 4.1.x broker for a compatibility run.
 KAFKA_VERSION ?= 3.9
 export KAFKA_VERSION
@@ -31,13 +32,14 @@ VITEST_REPORT := $(if $(VITEST_JSON_REPORT),--reporter=default --reporter=json -
 
 HELM := $(TOOLS)/go/bin/helm
 
-.PHONY: helm-lint help setup test test-unit test-integration lint typecheck demo bench chaos kafka-up kafka-down env shell clean
+.PHONY: container-engine helm-lint help setup test test-unit test-integration lint typecheck demo bench chaos kafka-up kafka-down env shell clean
 
 help:
 	@echo "make demo        run a real pipeline on a local broker (Ctrl-C stops it)"
 	@echo "make test        lint, type-check and run every test against a real broker"
 	@echo "make bench       throughput benchmarks on the local broker"
 	@echo "make kafka-up    start a local broker and print its address; make kafka-down stops it"
+	@echo "SLUICE_TESTCONTAINERS=1 make test   also run part of the suite on a broker in a container (root: sets up dockerd)"
 	@echo "make helm-lint   lint and render the Helm chart (builds helm with Go the first time)"
 	@echo 'eval "$$(make -s env)"  enter the project environment (Node 24 first on PATH)'
 
@@ -56,9 +58,15 @@ node_modules/.installed: package.json package-lock.json $(NODE_DEP)
 	npm install --no-audit --no-fund
 	@touch $@
 
-$(BROKER_LIB)/.resolved: $(BROKER_POM)
-	@bash test/broker/resolve-jars.sh $(KAFKA_VERSION) $(BROKER_LIB)
+$(BROKER_LIB)/.resolved: $(BROKER_POM) $(NODE_DEP)
+	@node test/broker/resolve-jars.ts $(KAFKA_VERSION) $(BROKER_LIB)
 	@touch $@
+
+# SLUICE_TESTCONTAINERS=1 adds the testcontainers tier to `make test`: a local dockerd
+# (installed with apt-get when missing) and a Kafka image built from the jars, no registry.
+TESTCONTAINERS_TIER := $(filter 1,$(SLUICE_TESTCONTAINERS))
+container-engine: node_modules/.installed $(BROKER_LIB)/.resolved
+	@node test/broker/container-setup.ts
 
 setup: node_modules/.installed $(BROKER_LIB)/.resolved
 
@@ -75,8 +83,8 @@ lint: node_modules/.installed
 typecheck: node_modules/.installed
 	node node_modules/typescript/bin/tsc -p tsconfig.json --noEmit
 
-test: setup lint typecheck
-	$(VITEST) run --project unit --project integration $(VITEST_REPORT)
+test: setup lint typecheck $(if $(TESTCONTAINERS_TIER),container-engine)
+	$(VITEST) run --project unit --project integration $(if $(TESTCONTAINERS_TIER),--project testcontainers) $(VITEST_REPORT)
 
 test-unit: node_modules/.installed
 	$(VITEST) run --project unit

@@ -5,11 +5,12 @@ import { defineConfig } from "vitest/config";
 // broker in a container started by testcontainers), chaos (separate worker processes,
 // kill -9; `make chaos`).
 const inContainers = process.env.SLUICE_TESTCONTAINERS === "1";
-// What the testcontainers tier runs: the Kafka boundary, the exactly-once crash subset, the
-// user-facing startKafka() example and the container fallback. Without the tier, the first
-// three run on the local broker with everything else.
-const containerTier = ["test/integration/kafka/**/*.test.ts", "test/integration/eos/**/*.test.ts", "test/integration/testcontainers/**/*.test.ts"];
-const needsEngine = ["test/integration/testcontainers/fallback.test.ts"];
+// What the testcontainers tier runs: the Kafka boundary, the exactly-once crash subset and
+// the sluice/testing tests (the startKafka() example of docs/testing.md, the container
+// fallback). Without the tier they run on the local broker, except the fallback, which
+// needs a container engine.
+const containerTier = ["test/integration/kafka/**/*.test.ts", "test/integration/eos/**/*.test.ts", "test/integration/testing/**/*.test.ts"];
+const needsEngine = ["test/integration/testing/container-fallback.test.ts"];
 const brokerTier = { globalSetup: ["test/broker/global-setup.ts"], testTimeout: 120_000, hookTimeout: 180_000, fileParallelism: false };
 
 export default defineConfig({

@@ -16,9 +16,9 @@ label() { docker image inspect -f "{{index .Config.Labels \"dev.sluice.input\"}}
 
 java_bin=$(readlink -f "$(command -v java)")
 java_home=$(dirname "$(dirname "$java_bin")")
-base_input=$( { cat "$java_home/release"; sha256sum "$0"; } | sha256sum | cut -c1-16)
+base_input=$( { cat "$java_home/release"; cat "$0"; } | sha256sum | cut -c1-16)
 base="sluice-local/jre:$base_input"
-kafka_input=$( { echo "$base"; ls "$libs"; cat "$here/kafka-image/Dockerfile" "$here/kafka-image/run"; } | sha256sum | cut -c1-16)
+kafka_input=$( { echo "$base"; ls "$libs" | grep -v "\.jsa$"; cat "$here/kafka-image/Dockerfile" "$here/kafka-image/run"; } | sha256sum | cut -c1-16)
 
 if [ "$(label "$tag")" = "$kafka_input" ]; then
   echo "kafka image: $tag is up to date"
@@ -50,6 +50,8 @@ if [ "$(label "$base")" != "$base_input" ]; then
     --change "ENV PATH=/opt/java/openjdk/bin:/bin" \
     --change "LABEL dev.sluice.input=$base_input" - "$base" >/dev/null
   echo "kafka image: base $base ($(du -sh "$root" | cut -f1), Java from $java_home) imported in $(took "$started") s"
+  # Bases of an earlier Java or script are not needed any more.
+  docker images --format '{{.Repository}}:{{.Tag}}' sluice-local/jre | grep -vxF "$base" | xargs -r docker rmi >/dev/null 2>&1 || true
 fi
 
 started=$(now)
@@ -60,4 +62,6 @@ rm -f "$context/libs"/*.jsa
 cp "$here/kafka-image/Dockerfile" "$here/kafka-image/run" "$context/"
 DOCKER_BUILDKIT=0 docker build -q --build-arg "BASE=$base" --label "dev.sluice.input=$kafka_input" -t "$tag" "$context" >"$work/build.log" 2>&1 \
   || { cat "$work/build.log" >&2; echo "kafka image: docker build of $tag failed" >&2; exit 1; }
+# The image this one replaced, left without a tag.
+docker image prune -f --filter label=dev.sluice.input >/dev/null 2>&1 || true
 echo "kafka image: $tag built in $(took "$started") s"
