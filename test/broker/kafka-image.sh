@@ -43,6 +43,9 @@ if [ "$(label "$base")" != "$base_input" ]; then
   dpkg-deb -x "$work"/busybox-static_*.deb "$work/busybox"
   cp "$work/busybox/bin/busybox" "$root/bin/busybox"
   for tool in sh cat cut env echo grep id ls mkdir rm sed sleep sort tr; do ln -s busybox "$root/bin/$tool"; done
+  # Without this file glibc asks DNS before /etc/hosts, and the broker's look-up of its own
+  # host name waits for DNS time-outs (20 s measured) before it starts.
+  echo "hosts: files dns" >"$root/etc/nsswitch.conf"
   echo "root:x:0:0:root:/root:/bin/sh" >"$root/etc/passwd"
   echo "root:x:0:" >"$root/etc/group"
   tar -C "$root" -c . | docker import \
