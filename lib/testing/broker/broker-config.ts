@@ -10,6 +10,12 @@ import { join, resolve } from "node:path";
 
 export type KafkaLine = "3.9" | "4.1";
 
+/**
+ * How a container broker is reached: "bridge" maps its port to the same port on the host;
+ * "host" shares the host's network (engines without a bridge network).
+ */
+export type ContainerNetwork = "bridge" | "host";
+
 /** The exact Apache Kafka release of each supported line. */
 export const KAFKA_RELEASES: Record<KafkaLine, string> = { "3.9": "3.9.1", "4.1": "4.1.1" };
 

@@ -4,12 +4,9 @@
  * test settings as the local broker) and CLUSTER_ID. testcontainers is an optional peer
  * dependency, so it is imported only here, only when a container is wanted.
  */
-import { clusterId, testBrokerSettings, type KafkaLine } from "./broker-config.ts";
+import { clusterId, testBrokerSettings, type ContainerNetwork, type KafkaLine } from "./broker-config.ts";
 import { freePorts } from "./process.ts";
 import { waitUntilReady } from "./ready.ts";
-
-/** How the container reaches the host: "bridge" maps one port; "host" shares the host's network (engines without a bridge). */
-export type ContainerNetwork = "bridge" | "host";
 
 export interface ContainerBrokerOptions {
   image: string;

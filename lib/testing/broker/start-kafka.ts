@@ -7,8 +7,9 @@
  * that works. A container that cannot be had although an engine answers (say, the image
  * cannot be pulled) costs one notice line, not the run. With neither, the error names both.
  */
-import { KAFKA_RELEASES, kafkaLine, type KafkaLine } from "./broker-config.ts";
-import { containerEngineAnswers, ContainerUnavailable, startContainerBroker, type ContainerNetwork } from "./container-broker.ts";
+import { KAFKA_RELEASES, kafkaLine, type ContainerNetwork, type KafkaLine } from "./broker-config.ts";
+// Only values come from here, so the declarations of this module never name testcontainers' types.
+import { containerEngineAnswers, ContainerUnavailable, startContainerBroker } from "./container-broker.ts";
 import { startLocalBroker } from "./local-broker.ts";
 
 export type KafkaProvider = "testcontainers" | "local-jvm";
