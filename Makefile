@@ -89,8 +89,8 @@ test: setup lint typecheck $(if $(TESTCONTAINERS_TIER),container-engine)
 test-unit: node_modules/.installed
 	$(VITEST) run --project unit
 
-test-integration: setup
-	$(VITEST) run --project integration
+test-integration: setup $(if $(TESTCONTAINERS_TIER),container-engine)
+	$(VITEST) run --project integration $(if $(TESTCONTAINERS_TIER),--project testcontainers)
 
 demo: setup
 	node services/demo/main.ts
