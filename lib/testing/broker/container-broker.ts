@@ -50,14 +50,19 @@ export async function loadTestcontainers(specifier = "testcontainers"): Promise<
   }
 }
 
-/** Whether a container engine answers, without starting anything. */
-export async function containerEngineAnswers(): Promise<boolean> {
+/** Why no container can be started here (the package or the engine is missing), or null when an engine answers. */
+export async function containerEngineProblem(): Promise<string | null> {
+  let tc: Testcontainers;
   try {
-    const { getContainerRuntimeClient } = await loadTestcontainers();
-    await getContainerRuntimeClient();
-    return true;
-  } catch {
-    return false;
+    tc = await loadTestcontainers();
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
+  }
+  try {
+    await tc.getContainerRuntimeClient();
+    return null;
+  } catch (error) {
+    return `no container engine answers (${firstLine(error)}): start Docker or Podman`;
   }
 }
 

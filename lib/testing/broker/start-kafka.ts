@@ -9,7 +9,7 @@
  */
 import { KAFKA_RELEASES, kafkaLine, type ContainerNetwork, type KafkaLine } from "./broker-config.ts";
 // Only values come from here, so the declarations of this module never name testcontainers' types.
-import { containerEngineAnswers, ContainerUnavailable, startContainerBroker } from "./container-broker.ts";
+import { containerEngineProblem, ContainerUnavailable, startContainerBroker } from "./container-broker.ts";
 import { startLocalBroker } from "./local-broker.ts";
 
 export type KafkaProvider = "testcontainers" | "local-jvm";
@@ -63,8 +63,8 @@ export async function startKafka(options: StartKafkaOptions = {}): Promise<Start
     throw new Error(`startKafka: provider must be "testcontainers" or "local-jvm" (or left out to pick one), got ${JSON.stringify(provider)}.`);
   }
   const since = Date.now();
-  let containerProblem = "the `testcontainers` package is not installed or no container engine (Docker, Podman) answers";
-  if (provider === "testcontainers" || (provider === undefined && (await containerEngineAnswers()))) {
+  let containerProblem = provider === undefined ? await containerEngineProblem() : null;
+  if (provider === "testcontainers" || (provider === undefined && containerProblem === null)) {
     try {
       return await inContainer(options, line, since);
     } catch (error) {
@@ -79,7 +79,7 @@ export async function startKafka(options: StartKafkaOptions = {}): Promise<Start
     if (provider === "local-jvm") throw error;
     throw new Error(
       "startKafka found no way to run a Kafka broker.\n" +
-        `- In a container: ${containerProblem}. Install testcontainers (npm install --save-dev testcontainers) and run Docker or Podman.\n` +
+        `- In a container: ${containerProblem}.\n` +
         `- On the local JVM: ${error instanceof Error ? error.message : String(error)}`,
       { cause: error },
     );

@@ -5,7 +5,6 @@
 import { describe, expect, it } from "vitest";
 import type { StreamsConfig } from "../../../lib/index.ts";
 import { TestKafka } from "../../../lib/testing/index.ts";
-import { loadTestcontainers } from "../../../lib/testing/broker/container-broker.ts";
 import { bootstrap, uniqueName } from "../support.ts";
 
 describe("TestKafka connection settings", () => {
@@ -31,13 +30,5 @@ describe("TestKafka connection settings", () => {
     expect(
       () => new TestKafka({ bootstrapServers: "localhost:9092", sasl: { mechanism: "plain", username: "u", password: "" } }),
     ).toThrow("sasl needs both username and password");
-  });
-});
-
-describe("testcontainers as an optional peer dependency", () => {
-  it("says how to install it when it is missing", async () => {
-    await expect(loadTestcontainers("testcontainers-that-is-not-installed")).rejects.toThrow(
-      "npm install --save-dev testcontainers-that-is-not-installed",
-    );
   });
 });
