@@ -18,7 +18,7 @@ java_bin=$(readlink -f "$(command -v java)")
 java_home=$(dirname "$(dirname "$java_bin")")
 base_input=$( { cat "$java_home/release"; cat "$0"; } | sha256sum | cut -c1-16)
 base="sluice-local/jre:$base_input"
-kafka_input=$( { echo "$base"; ls "$libs" | grep -v "\.jsa$"; cat "$here/kafka-image/Dockerfile" "$here/kafka-image/run"; } | sha256sum | cut -c1-16)
+kafka_input=$( { echo "$base"; ls "$libs" | grep -v "\.jsa$"; cat "$here/kafka-image/"*; } | sha256sum | cut -c1-16)
 
 if [ "$(label "$tag")" = "$kafka_input" ]; then
   echo "kafka image: $tag is up to date"
@@ -37,7 +37,10 @@ if [ "$(label "$base")" != "$base_input" ]; then
   # Every shared library the JVM's binaries and libraries link against, at the same paths.
   find "$root/opt/java/openjdk" -type f \( -name '*.so' -o -perm -u+x \) -print0 \
     | xargs -0 ldd 2>/dev/null | awk '/=> \// { print $3 } /^\t\/lib/ { print $1 }' | sort -u \
-    | while read -r lib; do cp -L --parents "$lib" "$root"; done
+    | while read -r lib; do
+        # The JRE's own libraries resolve (through $ORIGIN) inside the new root: already there.
+        case $lib in "$root"/*) ;; *) cp -L --parents "$lib" "$root" ;; esac
+      done
   # A static busybox gives the start script its shell and tools (sh, sed, tr, mkdir, ...).
   (cd "$work" && apt-get download -q busybox-static >/dev/null 2>&1 || { apt-get update -q >/dev/null && apt-get download -q busybox-static >/dev/null; })
   dpkg-deb -x "$work"/busybox-static_*.deb "$work/busybox"
@@ -62,8 +65,9 @@ context="$work/context"
 mkdir -p "$context"
 cp -r "$libs" "$context/libs"
 rm -f "$context/libs"/*.jsa
-cp "$here/kafka-image/Dockerfile" "$here/kafka-image/run" "$context/"
-DOCKER_BUILDKIT=0 docker build -q --build-arg "BASE=$base" --label "dev.sluice.input=$kafka_input" -t "$tag" "$context" >"$work/build.log" 2>&1 \
+cp "$here/kafka-image/"* "$context/"
+# Host networking: the daemon has no bridge, and the archive step starts a broker.
+DOCKER_BUILDKIT=0 docker build -q --network host --build-arg "BASE=$base" --label "dev.sluice.input=$kafka_input" -t "$tag" "$context" >"$work/build.log" 2>&1 \
   || { cat "$work/build.log" >&2; echo "kafka image: docker build of $tag failed" >&2; exit 1; }
 # The image this one replaced, left without a tag.
 docker image prune -f --filter label=dev.sluice.input >/dev/null 2>&1 || true
