@@ -137,7 +137,7 @@ async function ensureImage(tc: Testcontainers, client: Awaited<ReturnType<Testco
  * A broker setting as the apache/kafka image reads it from the environment: "KAFKA_", then
  * the name in upper case with "_" doubled, "-" tripled and "." as "_".
  */
-export function kafkaEnvironment(settings: Record<string, string | number>): Record<string, string> {
+function kafkaEnvironment(settings: Record<string, string | number>): Record<string, string> {
   return Object.fromEntries(
     Object.entries(settings).map(([key, value]) => [
       "KAFKA_" + key.replaceAll("_", "__").replaceAll("-", "___").replaceAll(".", "_").toUpperCase(),
