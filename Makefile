@@ -17,7 +17,8 @@ else
   export npm_config_nodedir := $(NODE_HOME)
 endif
 
-BROKER_POM := test/broker/pom.xml
+# The broker's jars come from Maven Central through a pom that this code generates.
+BROKER_POM := lib/testing/broker/maven-jars.ts
 # KAFKA_VERSION=4.1 selects the Kafka 4.1.x broker for a compatibility run.
 KAFKA_VERSION ?= 3.9
 export KAFKA_VERSION
@@ -32,7 +33,7 @@ VITEST_REPORT := $(if $(VITEST_JSON_REPORT),--reporter=default --reporter=json -
 HELM := $(TOOLS)/go/bin/helm
 KUBE_VALIDATE_ENV := $(TOOLS)/kubernetes-validate
 
-.PHONY: build helm-lint helm-tools test-helm help setup test test-unit test-integration lint typecheck demo bench chaos kafka-up kafka-down env shell clean
+.PHONY: build container-engine helm-lint helm-tools test-helm help setup test test-unit test-integration lint typecheck demo bench chaos kafka-up kafka-down env shell clean
 
 help:
 	@echo "make demo        run a real pipeline on a local broker (Ctrl-C stops it)"
@@ -40,6 +41,7 @@ help:
 	@echo "make build       compile lib/ to dist/ (what the npm package ships)"
 	@echo "make bench       throughput benchmarks on the local broker"
 	@echo "make kafka-up    start a local broker and print its address; make kafka-down stops it"
+	@echo "SLUICE_TESTCONTAINERS=1 make test   also run part of the suite on a broker in a container (root: sets up dockerd)"
 	@echo "make helm-lint   lint and render the Helm chart (builds helm with Go the first time)"
 	@echo "make test-helm   the chart's render, schema and Kubernetes-schema tests"
 	@echo 'eval "$$(make -s env)"  enter the project environment (Node 24 first on PATH)'
@@ -58,9 +60,15 @@ node_modules/.installed: package.json package-lock.json $(NODE_DEP)
 	npm ci --no-audit --no-fund
 	@touch $@
 
-$(BROKER_LIB)/.resolved: $(BROKER_POM)
-	@bash test/broker/resolve-jars.sh $(KAFKA_VERSION) $(BROKER_LIB)
+$(BROKER_LIB)/.resolved: $(BROKER_POM) $(NODE_DEP)
+	@node test/broker/resolve-jars.ts $(KAFKA_VERSION) $(BROKER_LIB)
 	@touch $@
+
+# SLUICE_TESTCONTAINERS=1 adds the testcontainers tier to `make test`: a local dockerd
+# (installed with apt-get when missing) and a Kafka image built from the jars, no registry.
+TESTCONTAINERS_TIER := $(filter 1,$(SLUICE_TESTCONTAINERS))
+container-engine: node_modules/.installed $(BROKER_LIB)/.resolved
+	@node test/broker/container-setup.ts
 
 setup: node_modules/.installed $(BROKER_LIB)/.resolved
 
@@ -81,14 +89,14 @@ typecheck: node_modules/.installed
 build: node_modules/.installed
 	npm run build
 
-test: setup lint typecheck helm-tools
-	$(VITEST) run --project unit --project integration --project helm $(VITEST_REPORT)
+test: setup lint typecheck helm-tools $(if $(TESTCONTAINERS_TIER),container-engine)
+	$(VITEST) run --project unit --project integration --project helm $(if $(TESTCONTAINERS_TIER),--project testcontainers) $(VITEST_REPORT)
 
 test-unit: node_modules/.installed
 	$(VITEST) run --project unit
 
-test-integration: setup
-	$(VITEST) run --project integration
+test-integration: setup $(if $(TESTCONTAINERS_TIER),container-engine)
+	$(VITEST) run --project integration $(if $(TESTCONTAINERS_TIER),--project testcontainers)
 
 demo: setup
 	node services/demo/main.ts

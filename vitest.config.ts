@@ -1,8 +1,19 @@
 import { defineConfig } from "vitest/config";
 
-// Three tiers: unit (no broker), integration (one real broker per run, started by the
-// global setup), chaos (separate worker processes, kill -9; `make chaos`); and helm, the
-// chart's render and schema tests (helm and kubernetes-validate from `make helm-tools`).
+// Tiers: unit (no broker), integration (one real broker per run, started by the global
+// setup), testcontainers (SLUICE_TESTCONTAINERS=1: part of the integration suite again, on a
+// broker in a container started by testcontainers), chaos (separate worker processes,
+// kill -9; `make chaos`); and helm, the chart's render and schema tests (helm and
+// kubernetes-validate from `make helm-tools`).
+const inContainers = process.env.SLUICE_TESTCONTAINERS === "1";
+// What the testcontainers tier runs: the Kafka boundary, the exactly-once crash subset and
+// the sluice/testing tests (the startKafka() example of docs/testing.md, the container
+// fallback). Without the tier they run on the local broker, except the fallback, which
+// needs a container engine.
+const containerTier = ["test/integration/kafka/**/*.test.ts", "test/integration/eos/**/*.test.ts", "test/integration/testing/**/*.test.ts"];
+const needsEngine = ["test/integration/testing/container-fallback.test.ts"];
+const brokerTier = { globalSetup: ["test/broker/global-setup.ts"], testTimeout: 120_000, hookTimeout: 180_000, fileParallelism: false };
+
 export default defineConfig({
   test: {
     projects: [
@@ -20,12 +31,21 @@ export default defineConfig({
           name: "integration",
           // test/package: the packed package installed into a project outside the repo.
           include: ["test/integration/**/*.test.ts", "test/package/**/*.test.ts"],
-          globalSetup: ["test/broker/global-setup.ts"],
-          testTimeout: 120_000,
-          hookTimeout: 180_000,
-          fileParallelism: false,
+          exclude: ["**/node_modules/**", ...(inContainers ? containerTier : needsEngine)],
+          ...brokerTier,
         },
       },
+      ...(inContainers
+        ? [{
+          test: {
+            name: "testcontainers",
+            include: containerTier,
+            ...brokerTier,
+            // After the other tiers, so that the two brokers' test files never share the two cores.
+            sequence: { groupOrder: 1 },
+          },
+        }]
+        : []),
       {
         test: {
           name: "helm",
