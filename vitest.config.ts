@@ -1,3 +1,4 @@
+import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 
 // Tiers: unit (no broker), integration (one real broker per run, started by the global
@@ -15,6 +16,13 @@ const needsEngine = ["test/integration/testing/container-fallback.test.ts"];
 const brokerTier = { globalSetup: ["test/broker/global-setup.ts"], testTimeout: 120_000, hookTimeout: 180_000, fileParallelism: false };
 
 export default defineConfig({
+  // Tests written as a user writes them (import from "sluice") run against the sources.
+  resolve: {
+    alias: [
+      { find: /^sluice$/, replacement: fileURLToPath(new URL("./lib/index.ts", import.meta.url)) },
+      { find: /^sluice\/testing$/, replacement: fileURLToPath(new URL("./lib/testing/index.ts", import.meta.url)) },
+    ],
+  },
   test: {
     projects: [
       {

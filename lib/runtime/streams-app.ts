@@ -203,7 +203,10 @@ export class StreamsApp {
       const global = (this.#global = new GlobalStores(topology, config.applicationId, this.#stateDirectory, this.#logger));
       await global.catchUp(this.#client, admin, config.processingGuarantee === "exactly_once");
     }
-    const created = await ensureInternalTopics(admin, config.applicationId, this.#plan.internal);
+    // Right after creating a topic the broker may still answer UNKNOWN_TOPIC_OR_PARTITION or
+    // LEADER_NOT_AVAILABLE for it: retriable, and the next attempt finds the topic in place.
+    const internal = this.#plan.internal;
+    const created = await retryWithBackoff("creating internal topics", () => ensureInternalTopics(admin, config.applicationId, internal), retry);
     if (created.length > 0) this.#logger.info("created internal topics", { topics: created });
   }
 
