@@ -5,6 +5,8 @@
  *
  * @example
  *   import { StreamsBuilder, Consumed, Serdes, StreamsApp } from "sluice";
+ *
+ * @module sluice
  */
 
 // DSL

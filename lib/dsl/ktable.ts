@@ -28,6 +28,7 @@ import { materializedTable, TABLE_STATE, type TableState } from "./table-node.ts
  *   users.filter((id, u) => u.active).toStream().to("active-users");
  */
 export class KTable<K, V> {
+  /** @internal */
   readonly [TABLE_STATE]: TableState;
 
   /** @internal Tables are made by StreamsBuilder, streams, grouped streams and other tables. */

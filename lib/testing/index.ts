@@ -1,3 +1,9 @@
+/**
+ * Testing a topology: TopologyTestDriver runs it in-process with no broker (docs/testing.md);
+ * TestKafka creates topics, produces and reads back on a real broker.
+ *
+ * @module sluice/testing
+ */
 export { TopologyTestDriver } from "./topology-test-driver.ts";
 export type { TestStoreContext, TopologyTestDriverOptions } from "./topology-test-driver.ts";
 export { TestInputTopic, TestOutputTopic } from "./test-topics.ts";
