@@ -35,11 +35,11 @@ describe("the StatefulSet scale through @kubernetes/client-node", () => {
   });
 
   it("explains a rejected token and a missing StatefulSet", async () => {
-    const unauthorized = await statefulSetScale(api.kubeConfig("stale-token"), "streams", "orders").read().catch((e: unknown) => e as Error);
+    const unauthorized = await statefulSetScale(api.kubeConfig("stale-token"), "streams", "orders").read().then(() => null, (e: unknown) => e as Error);
     expect(api.requests.at(-1)!.authorization).toBe("Bearer stale-token");
-    expect(unauthorized.message).toMatch(/HTTP 401.*credentials/);
-    const missing = await statefulSetScale(api.kubeConfig(), "streams", "payments").read().catch((e: unknown) => e as Error);
-    expect(missing.message).toMatch(/StatefulSet streams\/payments: HTTP 404.*AUTOSCALER_STATEFULSET/);
+    expect(unauthorized?.message).toMatch(/HTTP 401.*credentials/);
+    const missing = await statefulSetScale(api.kubeConfig(), "streams", "payments").read().then(() => null, (e: unknown) => e as Error);
+    expect(missing?.message).toMatch(/StatefulSet streams\/payments: HTTP 404.*AUTOSCALER_STATEFULSET/);
   });
 });
 
