@@ -65,7 +65,8 @@ export function decide(policy: ScalingPolicy, history: readonly LagSample[], cur
   const wanted = recommend(policy, latest.lag);
   const capacity = current * policy.targetLagPerReplica;
   if (wanted > current && total > capacity * (1 + policy.tolerance)) {
-    return { action: "scale-up", replicas: wanted, reason: `lag ${total} exceeds ${current} x ${policy.targetLagPerReplica}${ceilingNote(wanted, ceiling, partitions)}` };
+    const capped = Math.ceil(total / policy.targetLagPerReplica) > wanted ? ` (capped at ${wanted}: maxReplicas ${policy.maxReplicas}, ${partitions} partitions)` : "";
+    return { action: "scale-up", replicas: wanted, reason: `lag ${total} exceeds ${current} x ${policy.targetLagPerReplica}${capped}` };
   }
   if (wanted > current) return hold(`lag ${total} is within the tolerance ${policy.tolerance} of ${current} x ${policy.targetLagPerReplica}`);
   if (wanted === current) return hold(`lag ${total} fits ${current} replica(s) at ${policy.targetLagPerReplica} each`);
@@ -80,10 +81,6 @@ export function decide(policy: ScalingPolicy, history: readonly LagSample[], cur
   const stabilized = Math.max(wanted, ...window.map((s) => recommend(policy, s.lag!)));
   if (stabilized >= current) return hold(`lag ${total} would need ${wanted} replica(s), but the stabilization window still recommends ${stabilized}`);
   return { action: "scale-down", replicas: stabilized, reason: `the highest recommendation over the last ${policy.scaleDownStabilizationMs} ms is ${stabilized} (lag now ${total})` };
-}
-
-function ceilingNote(wanted: number, ceiling: number, partitions: number): string {
-  return wanted === ceiling && ceiling === partitions ? ` (capped at ${partitions} partitions)` : "";
 }
 
 /** Drops samples that can no longer matter: older than the window, keeping the newest of those. */

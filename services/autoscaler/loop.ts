@@ -6,7 +6,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Logger } from "./log.ts";
 import { decide, trimHistory, type Decision, type LagSample, type ScalingPolicy } from "./decide.ts";
-import { ScaleConflictError, type StatefulSetScale } from "./kubernetes.ts";
+import { ScaleConflictError, type ScaleReading, type StatefulSetScale } from "./kubernetes.ts";
 
 export interface LoopParts {
   policy: ScalingPolicy;
@@ -44,7 +44,7 @@ export class Autoscaler {
     }
     this.#history = trimHistory([...this.#history, { atMs: nowMs, lag }], nowMs, policy.scaleDownStabilizationMs);
 
-    let seen;
+    let seen: ScaleReading;
     try {
       seen = await this.#parts.scale.read();
     } catch (error) {
