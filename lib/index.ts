@@ -131,6 +131,9 @@ export {
   type Windowed,
 } from "./state/index.ts";
 
+// Consumer-group lag (what an autoscaler reads; services/autoscaler)
+export { readGroupLag, type GroupLag, type GroupLagConnection, type PartitionLag } from "./kafka/index.ts";
+
 // Running an application
 export {
   StreamsApp,
