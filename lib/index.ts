@@ -131,6 +131,9 @@ export {
   type Windowed,
 } from "./state/index.ts";
 
+// Logging: pass your own Logger in the config to route Sluice's lines into your logs
+export type { LogLevel, Logger } from "./observability/index.ts";
+
 // Consumer-group lag (what an autoscaler reads; services/autoscaler)
 export { readGroupLag, type GroupLag, type GroupLagConnection, type PartitionLag } from "./kafka/index.ts";
 

@@ -1,6 +1,7 @@
 /**
  * Testing a topology: TopologyTestDriver runs it in-process with no broker (docs/testing.md);
- * TestKafka creates topics, produces and reads back on a real broker.
+ * startKafka() starts a real throw-away broker; TestKafka creates topics, produces and reads
+ * back on it (or any broker).
  *
  * @module sluice/testing
  */
@@ -12,3 +13,5 @@ export { TestKafka } from "./test-kafka.ts";
 export type { FetchedRecord, TestKafkaConnection, TestKafkaReadOptions, TestKafkaRecord, TopicSpec } from "./test-kafka.ts";
 export { startKafka } from "./broker/start-kafka.ts";
 export type { KafkaProvider, StartedKafka, StartKafkaOptions } from "./broker/start-kafka.ts";
+export type { ContainerNetwork, KafkaLine } from "./broker/broker-config.ts";
+export type { Headers } from "../kafka/index.ts";
