@@ -35,7 +35,7 @@ KUBE_VALIDATE_ENV := $(TOOLS)/kubernetes-validate
 .PHONY: build helm-lint helm-tools test-helm help setup test test-unit test-integration lint typecheck demo bench chaos kafka-up kafka-down env shell clean
 
 help:
-	@echo "make demo        run a real pipeline on a local broker (Ctrl-C stops it)"
+	@echo "make demo        fraud detection on a local broker with a live page (Ctrl-C stops it)"
 	@echo "make test        lint, type-check and run every test against a real broker"
 	@echo "make build       compile lib/ to dist/ (what the npm package ships)"
 	@echo "make bench       throughput benchmarks on the local broker"
@@ -82,6 +82,7 @@ build: node_modules/.installed
 	npm run build
 
 test: setup lint typecheck helm-tools
+	@test -x /usr/bin/chromium || { apt-get update && apt-get install -y chromium; } # the demo page's browser test
 	$(VITEST) run --project unit --project integration --project helm $(VITEST_REPORT)
 
 test-unit: node_modules/.installed

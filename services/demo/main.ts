@@ -31,9 +31,29 @@ const port = Number(env["DEMO_PORT"] ?? 8080);
 const SPEED = 60; // one wall-clock second is one minute of event time
 const DAY = 86_400_000;
 
+// Ctrl-C works from the first moment: whatever has started by then is closed, newest first.
+const closers: { name: string; close: () => Promise<unknown> | void }[] = [];
+let stopping = false;
+let summary = () => "done";
+async function stop(): Promise<void> {
+  if (stopping) return;
+  stopping = true;
+  console.log("stopping: finishing in-flight records and committing...");
+  for (const { name, close } of closers.reverse()) {
+    await Promise.resolve(close()).catch((error) => console.error(`stopping ${name}: ${(error as Error).message}`));
+  }
+  console.log(summary());
+  process.exit(0);
+}
+process.on("SIGINT", () => void stop());
+process.on("SIGTERM", () => void stop());
+if (stopAfterSeconds > 0) setTimeout(() => void stop(), stopAfterSeconds * 1000);
+
 const broker = await startBroker();
+closers.push({ name: "the broker", close: () => broker.stop() });
 console.log(`Kafka ${broker.version} (${broker.provider}) at ${broker.bootstrap}`);
 const kafka = new TestKafka(broker.bootstrap);
+closers.push({ name: "the generator's client", close: () => kafka.close() });
 const run = Date.now();
 const topics = { payments: `payments-${run}`, cards: `cards-${run}`, customers: `customers-${run}`, alerts: `fraud-alerts-${run}` };
 const deadLetterTopic = `payments-dead-letters-${run}`;
@@ -102,7 +122,10 @@ const app = await started(() => {
   instance.onStateChange((state) => console.log(`fraud service: ${state}`));
   return instance;
 }, "fraud service");
+closers.push({ name: "the fraud service", close: () => app.close() });
 const alertsFeed = await started(() => new StreamsApp(alertsBuilder.build(), { applicationId: `${applicationId}-alerts-feed`, bootstrapServers: broker.bootstrap, stateDir, processingGuarantee: "exactly_once", commitIntervalMs: 500, logger: quiet }), "alerts feed");
+
+closers.push({ name: "the alerts feed", close: () => alertsFeed.close() });
 
 const hasProfile = (cardId: string) => {
   try {
@@ -154,12 +177,15 @@ const sampler = (async () => {
     await new Promise((r) => setTimeout(r, Math.max(0, 1000 - (Date.now() - started))));
   }
 })();
+closers.push({ name: "the sampler", close: () => ((sampling = false), sampler) });
 const report = setInterval(() => {
-  if (!latest) return;
-  const a = latest;
-  console.log(`generated ${a.generated} = in results ${a.inResults} + dropped late ${a.droppedLate} + dead-lettered ${a.deadLettered} + not yet processed ${a.notYetProcessed}  |  alerts ${feed.total}  lag ${a.lag}`);
+  if (latest) console.log(describe(latest));
 }, 5000);
+function describe(a: Accounts): string {
+  return `generated ${a.generated} = in results ${a.inResults} + dropped late ${a.droppedLate} + dead-lettered ${a.deadLettered} + not yet processed ${a.notYetProcessed}  |  alerts ${feed.total}  lag ${a.lag}`;
+}
 
+summary = () => (latest ? `done: ${describe(latest)}` : "done");
 const mermaid = topology.describe().toMermaid();
 const server = demoServer({
   state: () => ({
@@ -180,14 +206,14 @@ const server = demoServer({
   card: (cardId) => cardRisk(app, cardId),
 });
 await new Promise<void>((r) => server.listen(port, r));
+closers.push({ name: "the page", close: () => (clearInterval(report), server.close(), server.closeAllConnections()) });
 const address = server.address();
 console.log(`demo page: http://localhost:${typeof address === "object" && address ? address.port : port}/`);
 
 // Payments only once the service has joined every card with its customer, so each payment is scored.
 const activeCards = traffic.activeCardIds();
-while (!activeCards.every(hasProfile)) await new Promise((r) => setTimeout(r, 200));
+while (!stopping && !activeCards.every(hasProfile)) await new Promise((r) => setTimeout(r, 200));
 
-let stopping = false;
 async function generate(): Promise<void> {
   phase = "generating";
   let last = Date.now();
@@ -195,14 +221,17 @@ async function generate(): Promise<void> {
     const now = Date.now();
     const batch = traffic.next(Math.round((ratePerSecond * (now - last)) / 1000));
     last = now;
+    const sentBefore = traffic.stats.payments - batch.payments.length;
     try {
       if (batch.customers.length) await kafka.produce(topics.customers, toKafka(batch.customers));
       if (batch.cards.length) await kafka.produce(topics.cards, toKafka(batch.cards));
       if (batch.payments.length) await kafka.produce(topics.payments, toKafka(batch.payments));
     } catch (error) {
-      // Not retried: the records of a refused batch are simply not generated (a local broker refuses nothing in practice).
-      console.error(`generator: ${(error as Error).message}`);
-      traffic.unsent(batch.payments.length);
+      // A failed send (a time-out, say) may still have been written: the payments topic says
+      // whether it was, since only this generator writes to it.
+      const inKafka = await kafka.size(topics.payments).catch(() => -1);
+      if (inKafka === sentBefore) traffic.unsent(batch);
+      console.error(`generator: ${(error as Error).message} (${inKafka === sentBefore ? "not written" : inKafka === traffic.stats.payments ? "written all the same" : `the payments topic holds ${inKafka} records, ${traffic.stats.payments} were sent`})`);
     }
     if (paymentLimit > 0 && traffic.stats.payments >= paymentLimit) {
       phase = "generator finished";
@@ -213,23 +242,4 @@ async function generate(): Promise<void> {
   }
 }
 const generating = generate();
-
-async function stop(): Promise<void> {
-  if (stopping) return;
-  stopping = true;
-  console.log("stopping: finishing in-flight records and committing...");
-  await generating;
-  sampling = false;
-  await sampler;
-  clearInterval(report);
-  server.close();
-  server.closeAllConnections();
-  await Promise.all([app.close(), alertsFeed.close()]);
-  await kafka.close();
-  await broker.stop();
-  console.log(`done: ${traffic.stats.payments} payments generated, ${feed.total} alerts`);
-  process.exit(0);
-}
-process.on("SIGINT", () => void stop());
-process.on("SIGTERM", () => void stop());
-if (stopAfterSeconds > 0) setTimeout(() => void stop(), stopAfterSeconds * 1000);
+closers.push({ name: "the generator", close: () => generating });

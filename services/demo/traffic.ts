@@ -28,6 +28,8 @@ export interface TrafficBatch {
   customers: TrafficRecord[];
   cards: TrafficRecord[];
   payments: TrafficRecord[];
+  /** What this batch added to the stats (taken back if Kafka never got it). */
+  counted?: TrafficStats;
 }
 
 export interface TrafficStats {
@@ -142,6 +144,7 @@ export class Traffic {
 
   /** About `count` payments (patterns add a few) and the CDC of the same moment. */
   next(count: number): TrafficBatch {
+    const before = { ...this.stats };
     const now = this.nowMs();
     const batch: TrafficBatch = { customers: [], cards: [], payments: [] };
     this.#changeData(now, batch);
@@ -164,12 +167,13 @@ export class Traffic {
     }
     this.#patterns(now, count, batch);
     this.stats.payments += batch.payments.length;
+    batch.counted = Object.fromEntries(Object.entries(this.stats).map(([k, v]) => [k, v - before[k as keyof TrafficStats]])) as unknown as TrafficStats;
     return batch;
   }
 
-  /** Kafka refused these payments: they were never generated as far as the accounting goes. */
-  unsent(payments: number): void {
-    this.stats.payments -= payments;
+  /** Kafka never got this batch: as far as the accounting goes, it was not generated. */
+  unsent(batch: TrafficBatch): void {
+    for (const [k, v] of Object.entries(batch.counted ?? {})) this.stats[k as keyof TrafficStats] -= v;
   }
 
   #sinceStartMs(): number {
@@ -185,7 +189,8 @@ export class Traffic {
       for (let i = 0; i < 7; i++) this.#pay(batch, card, now - 50 * SECOND + i * 7 * SECOND, Math.round(card.typicalCents * 0.3));
     }
     if (this.#random() < chance) {
-      const card = [0, 1, 2, 3, 4].map(() => this.#pick(this.#active)).find((c) => c.payments >= 8);
+      // A spike needs a history: a card with a few payments already (bursts make some).
+      const card = this.#active.filter((c) => c.payments >= 7).sort((a, b) => b.payments - a.payments)[Math.floor(this.#random() * 20)];
       if (card) {
         this.stats.spikes++;
         this.#pay(batch, card, now, Math.max(20_000, card.typicalCents * 40));
