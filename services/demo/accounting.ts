@@ -1,7 +1,7 @@
 /**
  * Where every generated payment record is, from three independent sources: the generator
  * (what it sent), the broker (what the payments topic holds) and the service (its stores,
- * its windows' late count, its dead-letter handler):
+ * and the late and dead-lettered payments it committed to their topics):
  *
  *   generated = in results + dropped late + dead-lettered + not yet processed
  *
@@ -11,10 +11,11 @@
  * "Not yet processed": still being sent, or in Kafka waiting for the service (lag), or on
  * its way through the service's internal topics. It reaches 0 once the generator stops.
  */
-import { WindowedMetrics, type StreamsApp } from "../../lib/index.ts";
+import type { StreamsApp } from "../../lib/index.ts";
 import type { RiskState, SpendProfile } from "../fraud/model.ts";
 import { SPEND_PROFILE_STORE } from "../fraud/spend-spike.ts";
 import { RISK_STORE } from "../fraud/topology.ts";
+import type { Downstream } from "./downstream.ts";
 
 export interface Accounts {
   generated: number;
@@ -28,14 +29,16 @@ export interface Accounts {
   lag: number;
 }
 
-/** What the service has done with payments so far, read synchronously from its stores and counters. */
-export function serviceCounts(app: StreamsApp, applicationId: string, deadLettered: number): { scored: number; droppedLate: number; deadLettered: number } {
+/**
+ * What the service has done with payments so far: scored ones from its stores (local state,
+ * which a rewind rolls back with the offsets), late and dead-lettered ones as committed to
+ * their topics.
+ */
+export function serviceCounts(app: StreamsApp, downstream: Downstream): { scored: number; droppedLate: number; deadLettered: number } {
   let scored = 0;
   for (const { value } of app.store<string, SpendProfile>(SPEND_PROFILE_STORE).all()) scored += value.payments;
   for (const { value } of app.store<string, RiskState>(RISK_STORE).all()) scored += value.byRule["spend-spike"];
-  let droppedLate = 0;
-  for (const task of app.activeTasks()) droppedLate += WindowedMetrics.forTask(applicationId, task).lateRecords;
-  return { scored, droppedLate, deadLettered };
+  return { scored, droppedLate: downstream.lateRecords, deadLettered: downstream.deadLetters };
 }
 
 /**

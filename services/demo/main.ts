@@ -12,14 +12,15 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Consumed, DEAD_LETTER_HEADERS, RetriableError, Serdes, StreamsApp, StreamsBuilder, type ExceptionHandler } from "../../lib/index.ts";
+import { RetriableError, StreamsApp } from "../../lib/index.ts";
 import { TestKafka } from "../../lib/testing/index.ts";
 import { startBroker } from "../../test/broker/provider.ts";
 import { defaultFraudConfig } from "../fraud/config.ts";
-import type { Alert, CardProfile } from "../fraud/model.ts";
+import type { CardProfile } from "../fraud/model.ts";
 import { cardRisk } from "../fraud/queries.ts";
 import { CARD_PROFILE_STORE, fraudTopology } from "../fraud/topology.ts";
 import { accounts, serviceCounts, type Accounts } from "./accounting.ts";
+import { Downstream } from "./downstream.ts";
 import { demoServer } from "./server.ts";
 import { Traffic, type TrafficRecord } from "./traffic.ts";
 
@@ -57,48 +58,37 @@ closers.push({ name: "the generator's client", close: () => kafka.close() });
 const run = Date.now();
 const topics = { payments: `payments-${run}`, cards: `cards-${run}`, customers: `customers-${run}`, alerts: `fraud-alerts-${run}` };
 const deadLetterTopic = `payments-dead-letters-${run}`;
+const lateTopic = `payments-late-${run}`;
 await kafka.createTopics([
   { name: topics.payments, partitions: 3 },
   { name: topics.cards, partitions: 3, configs: { "cleanup.policy": "compact" } },
   { name: topics.customers, partitions: 2, configs: { "cleanup.policy": "compact" } },
   { name: topics.alerts, partitions: 2 },
   { name: deadLetterTopic, partitions: 1 },
+  { name: lateTopic, partitions: 1 },
 ]);
 
 const quiet = { debug() {}, info() {}, warn: (m: string) => console.warn(`warn: ${m}`), error: (m: string) => console.error(`error: ${m}`) };
-const config = defaultFraudConfig(topics);
+const defaults = defaultFraudConfig(topics);
+// Late payments also go to their own topic, so the accounting counts the committed ones.
+const config = { ...defaults, velocity: { ...defaults.velocity, lateRecordsTopic: lateTopic } };
 const topology = fraudTopology(config);
 const applicationId = `fraud-demo-${run}`;
 const stateDir = mkdtempSync(join(tmpdir(), "sluice-demo-"));
 
-// The dead-letter handler of the service: each undecodable record goes to the dead-letter topic (in the same transaction), counted here.
-const deadLetters = { count: 0, recent: [] as { partition: number; offset: number; error: string }[] };
-const toDeadLetters: ExceptionHandler = ({ record, error }) => {
-  if (record === null) return { action: "fail" };
-  deadLetters.count++;
-  deadLetters.recent = [{ partition: record.partition, offset: record.offset, error: (error as Error).message }, ...deadLetters.recent].slice(0, 5);
-  const headers = { ...record.headers, [DEAD_LETTER_HEADERS.exception]: (error as Error).name, [DEAD_LETTER_HEADERS.message]: (error as Error).message, [DEAD_LETTER_HEADERS.topic]: record.topic, [DEAD_LETTER_HEADERS.partition]: String(record.partition), [DEAD_LETTER_HEADERS.offset]: String(record.offset) };
-  return { action: "continue", deadLetters: [{ topic: deadLetterTopic, key: record.key, value: record.value, timestamp: record.timestamp, headers }] };
-};
 const serviceConfig = {
   applicationId,
   bootstrapServers: broker.bootstrap,
   stateDir,
   processingGuarantee: "exactly_once",
   commitIntervalMs: 500,
-  exceptionHandlers: { deserialization: toDeadLetters, logger: { warn() {}, error: quiet.error } },
+  // Undecodable payments go to the dead-letter topic in the same transaction (the page counts them, so no log line each).
+  exceptionHandlers: { deserialization: { deadLetterTopic }, logger: { warn() {}, error: quiet.error } },
   logger: quiet,
 } as const;
 
-// Downstream of the service: the committed alerts, as any consumer of the alerts topic sees them.
-const feed = { total: 0, byRule: { velocity: 0, "spend-spike": 0, "foreign-after-charge": 0 } as Record<Alert["rule"], number>, recent: [] as Alert[] };
-const alertsBuilder = new StreamsBuilder();
-alertsBuilder.stream(topics.alerts, Consumed.with(Serdes.string(), Serdes.json<Alert>())).foreach((_, alert) => {
-  if (alert === null) return;
-  feed.total++;
-  feed.byRule[alert.rule]++;
-  feed.recent = [alert, ...feed.recent].slice(0, 25);
-});
+// Downstream of the service: what it committed to the alerts, dead-letter and late-records topics.
+const downstream = new Downstream({ alerts: topics.alerts, deadLetters: deadLetterTopic, lateRecords: lateTopic });
 
 /**
  * A broker that has just started may refuse the first topic creations (its metadata still
@@ -123,9 +113,9 @@ const app = await started(() => {
   return instance;
 }, "fraud service");
 closers.push({ name: "the fraud service", close: () => app.close() });
-const alertsFeed = await started(() => new StreamsApp(alertsBuilder.build(), { applicationId: `${applicationId}-alerts-feed`, bootstrapServers: broker.bootstrap, stateDir, processingGuarantee: "exactly_once", commitIntervalMs: 500, logger: quiet }), "alerts feed");
+const downstreamApp = await started(() => new StreamsApp(downstream.topology(), { applicationId: `${applicationId}-downstream`, bootstrapServers: broker.bootstrap, stateDir, processingGuarantee: "exactly_once", commitIntervalMs: 500, logger: quiet }), "downstream reader");
 
-closers.push({ name: "the alerts feed", close: () => alertsFeed.close() });
+closers.push({ name: "the downstream reader", close: () => downstreamApp.close() });
 
 const hasProfile = (cardId: string) => {
   try {
@@ -150,7 +140,7 @@ let previous: { at: number; generated: number; processed: number } | null = null
 async function sample(): Promise<void> {
   let service;
   try {
-    service = serviceCounts(app, applicationId, deadLetters.count);
+    service = serviceCounts(app, downstream);
   } catch (error) {
     if (error instanceof RetriableError) return; // restoring or rebalancing: no sample this second
     throw error;
@@ -161,7 +151,7 @@ async function sample(): Promise<void> {
   const processed = latest.generated - latest.notYetProcessed;
   if (previous) {
     const seconds = (now - previous.at) / 1000;
-    series.t.push(Math.round(now / 1000));
+    series.t.push(now / 1000);
     series.generated.push(Math.round((latest.generated - previous.generated) / seconds));
     series.processed.push(Math.round((processed - previous.processed) / seconds));
     series.lag.push(latest.lag);
@@ -182,7 +172,7 @@ const report = setInterval(() => {
   if (latest) console.log(describe(latest));
 }, 5000);
 function describe(a: Accounts): string {
-  return `generated ${a.generated} = in results ${a.inResults} + dropped late ${a.droppedLate} + dead-lettered ${a.deadLettered} + not yet processed ${a.notYetProcessed}  |  alerts ${feed.total}  lag ${a.lag}`;
+  return `generated ${a.generated} = in results ${a.inResults} + dropped late ${a.droppedLate} + dead-lettered ${a.deadLettered} + not yet processed ${a.notYetProcessed}  |  alerts ${downstream.alerts}  lag ${a.lag}`;
 }
 
 summary = () => (latest ? `done: ${describe(latest)}` : "done");
@@ -197,10 +187,10 @@ const server = demoServer({
     accounts: latest,
     series,
     traffic: traffic.stats,
-    alerts: feed,
-    deadLetters: { topic: deadLetterTopic, recent: deadLetters.recent },
-    topics: { ...topics, deadLetters: deadLetterTopic },
-    sampleCards: [...new Set([...feed.recent.map((a) => a.cardId), ...traffic.activeCardIds().slice(0, 3)])].slice(0, 8),
+    alerts: { total: downstream.alerts, byRule: downstream.byRule, recent: downstream.recentAlerts },
+    deadLetters: { topic: deadLetterTopic, recent: downstream.recentDeadLetters },
+    topics: { ...topics, deadLetters: deadLetterTopic, lateRecords: lateTopic },
+    sampleCards: [...new Set([...downstream.recentAlerts.map((a) => a.cardId), ...traffic.activeCardIds().slice(0, 3)])].slice(0, 8),
     mermaid,
   }),
   card: (cardId) => cardRisk(app, cardId),

@@ -40,9 +40,10 @@ function renderAccounts(a) {
     term("notYetProcessed", "not yet processed", a.notYetProcessed) +
     `<span class="check ${ok ? "ok" : "bad"}" id="equation-check">${ok ? "✓ adds up" : "✗ off by " + fmt(a.generated - sum)}</span>`;
   $("equation-note").textContent =
-    `In Kafka: ${fmt(a.inKafka)} payment records (the rest still being sent); lag ${fmt(a.lag)}. ` +
+    `In Kafka: ${fmt(a.inKafka)} payment records${a.generated > a.inKafka ? ` (${fmt(a.generated - a.inKafka)} still being sent)` : ""}; lag ${fmt(a.lag)}. ` +
     "Processed into results: counted in the cards' spend profiles or as spike alerts in their risk state (interactive queries). " +
-    "Dropped late: counted by the velocity windows, which drop payments past end + grace; the per-card rules still score them.";
+    "Dropped late: past their windows' end + grace, so the velocity windows drop them (the per-card rules still score them) and write them to a late-records topic; " +
+    "late and dead-lettered are counted as committed to their topics.";
 }
 
 function renderAlerts(feed) {
