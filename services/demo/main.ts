@@ -9,7 +9,7 @@
  * DEMO_PAYMENTS=n stops generating after about n payments (the service goes on until it has
  * processed them all); DEMO_PORT (default 8080, 0 for any free port).
  */
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { RetriableError, StreamsApp } from "../../lib/index.ts";
@@ -75,6 +75,7 @@ const config = { ...defaults, velocity: { ...defaults.velocity, lateRecordsTopic
 const topology = fraudTopology(config);
 const applicationId = `fraud-demo-${run}`;
 const stateDir = mkdtempSync(join(tmpdir(), "sluice-demo-"));
+closers.push({ name: "the state directory", close: () => rmSync(stateDir, { recursive: true, force: true }) });
 
 const serviceConfig = {
   applicationId,
@@ -114,7 +115,6 @@ const app = await started(() => {
 }, "fraud service");
 closers.push({ name: "the fraud service", close: () => app.close() });
 const downstreamApp = await started(() => new StreamsApp(downstream.topology(), { applicationId: `${applicationId}-downstream`, bootstrapServers: broker.bootstrap, stateDir, processingGuarantee: "exactly_once", commitIntervalMs: 500, logger: quiet }), "downstream reader");
-
 closers.push({ name: "the downstream reader", close: () => downstreamApp.close() });
 
 const hasProfile = (cardId: string) => {
