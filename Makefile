@@ -36,7 +36,7 @@ KUBE_VALIDATE_ENV := $(TOOLS)/kubernetes-validate
 .PHONY: build container-engine docs docs-check helm-lint helm-tools test-helm help setup test test-unit test-integration lint typecheck demo bench chaos kafka-up kafka-down env shell clean
 
 help:
-	@echo "make demo        run a real pipeline on a local broker (Ctrl-C stops it)"
+	@echo "make demo        fraud detection on a local broker with a live page (Ctrl-C stops it)"
 	@echo "make test        lint, type-check and run every test against a real broker"
 	@echo "make build       compile lib/ to dist/ (what the npm package ships)"
 	@echo "make docs        API reference from the doc comments, into docs/api/index.html"
@@ -100,6 +100,7 @@ docs-check: node_modules/.installed
 	$(TYPEDOC) --emit none
 
 test: setup lint typecheck docs-check helm-tools $(if $(TESTCONTAINERS_TIER),container-engine)
+	@test -x /usr/bin/chromium || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; } # the demo page's browser test
 	$(VITEST) run --project unit --project integration --project helm $(if $(TESTCONTAINERS_TIER),--project testcontainers) $(VITEST_REPORT)
 
 test-unit: node_modules/.installed

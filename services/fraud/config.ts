@@ -10,8 +10,12 @@ export interface FraudTopics {
 /** Everything the fraud topology is built from; `defaultFraudConfig()` gives the production values. */
 export interface FraudConfig {
   topics: FraudTopics;
-  /** Rule (a): at least `maxPayments` payments of one card in a hopping window raise an alert once the window closes. */
-  velocity: { windowMs: number; advanceMs: number; graceMs: number; maxPayments: number };
+  /**
+   * Rule (a): at least `maxPayments` payments of one card in a hopping window raise an alert
+   * once the window closes. Payments too late for their windows are counted, and also written
+   * to `lateRecordsTopic` when it is set.
+   */
+  velocity: { windowMs: number; advanceMs: number; graceMs: number; maxPayments: number; lateRecordsTopic?: string };
   /**
    * Rule (b): a payment of at least `minAmountCents` that is more than `factor[tier]` times
    * the card's average, once the card has `minHistory` payments. Flagged payments are kept

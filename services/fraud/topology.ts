@@ -86,9 +86,10 @@ export function fraudTopology(config: FraudConfig): Topology {
       tier: profile.customer?.tier ?? "standard",
     }));
 
-  const velocityAlerts = enriched
+  const windowed = enriched
     .groupByKey(Grouped.with(Serdes.string(), enrichedSerde))
-    .windowedBy(TimeWindows.ofSizeAndGrace(velocity.windowMs, velocity.graceMs).advanceBy(velocity.advanceMs))
+    .windowedBy(TimeWindows.ofSizeAndGrace(velocity.windowMs, velocity.graceMs).advanceBy(velocity.advanceMs));
+  const velocityAlerts = (velocity.lateRecordsTopic ? windowed.withLateRecordsTopic(velocity.lateRecordsTopic) : windowed)
     .emitStrategy(EmitStrategy.onWindowClose())
     .aggregate(
       (): Velocity => ({ customerId: "", payments: 0, totalCents: 0 }),
