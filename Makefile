@@ -31,7 +31,11 @@ VITEST_REPORT := $(if $(VITEST_JSON_REPORT),--reporter=default --reporter=json -
 
 HELM := $(TOOLS)/go/bin/helm
 
-.PHONY: helm-lint help setup test test-unit test-integration lint typecheck demo bench chaos kafka-up kafka-down env shell clean
+# Kafka Streams for the parity suite (docs/parity.md): Maven resolves its jars into a classpath file.
+PARITY_POM := test/parity/java/pom.xml
+PARITY_CLASSPATH := $(TOOLS)/parity/classpath.txt
+
+.PHONY: helm-lint help setup test test-unit test-parity test-integration lint typecheck demo bench chaos kafka-up kafka-down env shell clean
 
 help:
 	@echo "make demo        run a real pipeline on a local broker (Ctrl-C stops it)"
@@ -60,7 +64,14 @@ $(BROKER_LIB)/.resolved: $(BROKER_POM)
 	@bash test/broker/resolve-jars.sh $(KAFKA_VERSION) $(BROKER_LIB)
 	@touch $@
 
-setup: node_modules/.installed $(BROKER_LIB)/.resolved
+$(PARITY_CLASSPATH): $(PARITY_POM)
+	@command -v mvn >/dev/null || { echo "Maven is not installed: the parity suite resolves Kafka Streams from Maven Central (apt-get install maven)" >&2; exit 1; }
+	@mkdir -p $(dir $@)
+	@echo "Resolving Kafka Streams for the parity suite from Maven Central"
+	@mvn -B -q -f $(PARITY_POM) dependency:build-classpath -Dmdep.outputFile=$@.partial >$(TOOLS)/parity/maven.log 2>&1 || { tail -n 30 $(TOOLS)/parity/maven.log >&2; rm -f $@.partial; exit 1; }
+	@mv $@.partial $@
+
+setup: node_modules/.installed $(BROKER_LIB)/.resolved $(PARITY_CLASSPATH)
 
 env: $(NODE_DEP)
 	@echo 'export PATH="$(NODE_HOME)/bin:$$PATH" npm_config_nodedir="$(NODE_HOME)" SLUICE_BROKER_LIBS="$(BROKER_LIB)"'
@@ -76,10 +87,13 @@ typecheck: node_modules/.installed
 	node node_modules/typescript/bin/tsc -p tsconfig.json --noEmit
 
 test: setup lint typecheck
-	$(VITEST) run --project unit --project integration $(VITEST_REPORT)
+	$(VITEST) run --project unit --project parity --project integration $(VITEST_REPORT)
 
 test-unit: node_modules/.installed
 	$(VITEST) run --project unit
+
+test-parity: node_modules/.installed $(PARITY_CLASSPATH)
+	$(VITEST) run --project parity
 
 test-integration: setup
 	$(VITEST) run --project integration

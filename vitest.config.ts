@@ -1,7 +1,8 @@
 import { defineConfig } from "vitest/config";
 
-// Three tiers: unit (no broker), integration (one real broker per run, started by the
-// global setup), chaos (separate worker processes, kill -9; `make chaos`).
+// Four tiers: unit (no broker), parity (Kafka Streams' own test driver as the oracle, one JVM
+// per run started by the global setup; docs/parity.md), integration (one real broker per run,
+// started by the global setup), chaos (separate worker processes, kill -9; `make chaos`).
 export default defineConfig({
   test: {
     projects: [
@@ -9,6 +10,14 @@ export default defineConfig({
         test: {
           name: "unit",
           include: ["test/unit/**/*.test.ts"],
+        },
+      },
+      {
+        test: {
+          name: "parity",
+          include: ["test/parity/**/*.test.ts"],
+          globalSetup: ["test/parity/harness/global-setup.ts"],
+          hookTimeout: 180_000,
         },
       },
       {

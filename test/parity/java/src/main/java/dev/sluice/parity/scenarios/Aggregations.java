@@ -1,0 +1,38 @@
+package dev.sluice.parity.scenarios;
+
+import static dev.sluice.parity.scenarios.Common.*;
+
+import dev.sluice.parity.Registry;
+import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.kstream.KGroupedStream;
+import org.apache.kafka.streams.kstream.Materialized;
+
+/** Twins of test/parity/scenarios/aggregations.ts. */
+public final class Aggregations {
+    public static void register(Registry r) {
+        r.add("count-by-key", b -> b.stream("in", STRINGS).groupByKey().count().toStream().to("out", TO_LONGS));
+
+        r.add("count-caching-disabled", b -> b.stream("in", STRINGS).groupByKey()
+            .count(longStore("counts").withCachingDisabled()).toStream().to("out", TO_LONGS));
+
+        r.add("count-cache-zero-bytes", b -> b.stream("in", STRINGS).groupByKey().count().toStream().to("out", TO_LONGS));
+
+        r.add("reduce-sum", b -> b.stream("in", STRINGS).groupByKey(GROUPED_STRINGS)
+            .reduce(Common::sum, stringStore("sums")).toStream().to("out", TO_STRINGS));
+
+        r.add("aggregate-after-group-by", b -> b.stream("in", STRINGS)
+            .groupBy((k, v) -> v == null ? null : Long.parseLong(v) % 2 == 0 ? "even" : "odd", GROUPED_STRINGS)
+            .aggregate(() -> "", (k, v, agg) -> agg + v, Materialized.with(Serdes.String(), Serdes.String()))
+            .toStream().to("out", TO_STRINGS));
+
+        r.add("cogroup-two-streams", b -> {
+            KGroupedStream<String, String> left = b.stream("left", STRINGS).groupByKey(GROUPED_STRINGS);
+            KGroupedStream<String, String> right = b.stream("right", STRINGS).groupByKey(GROUPED_STRINGS);
+            left.<String>cogroup((k, v, agg) -> agg + "L" + v)
+                .cogroup(right, (k, v, agg) -> agg + "R" + v)
+                .aggregate(() -> "", Materialized.with(Serdes.String(), Serdes.String()))
+                .toStream().to("out", TO_STRINGS);
+        });
+    }
+}

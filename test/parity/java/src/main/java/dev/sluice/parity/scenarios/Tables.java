@@ -1,0 +1,7 @@
+package dev.sluice.parity.scenarios;
+
+import dev.sluice.parity.Registry;
+
+public final class Tables {
+    public static void register(Registry r) {}
+}

@@ -1,0 +1,80 @@
+import { Materialized } from "../../../lib/dsl/index.ts";
+import { Serdes } from "../../../lib/serdes/index.ts";
+import { events, interleave } from "../harness/inputs.ts";
+import type { Scenario } from "../harness/scenario.ts";
+import { groupedStrings, longStore, out, outLongs, stringStore, strings, sum, toLongs, toStrings } from "./common.ts";
+
+const KEYS = ["a", "b", "c"];
+
+export const aggregations: Scenario[] = [
+  {
+    name: "count-by-key",
+    about: "groupByKey().count(): null keys are dropped, every update goes downstream",
+    outputs: [outLongs()],
+    steps: events({ seed: 1, topic: "in", count: 40, keys: KEYS, stepMs: 100, jitterMs: 300, nullKeyShare: 0.1, nullValueShare: 0.1 }),
+    topology(b) {
+      b.stream("in", strings).groupByKey().count().toStream().to("out", toLongs);
+    },
+  },
+  {
+    name: "count-caching-disabled",
+    about: "count() into a store without a cache: the same updates as with one under commit-per-record",
+    outputs: [outLongs()],
+    steps: events({ seed: 2, topic: "in", count: 30, keys: KEYS, stepMs: 100, nullValueShare: 0.1 }),
+    topology(b) {
+      b.stream("in", strings).groupByKey().count(longStore("counts").withCachingDisabled()).toStream().to("out", toLongs);
+    },
+  },
+  {
+    name: "count-cache-zero-bytes",
+    about: "statestore.cache.max.bytes = 0 turns every cache off",
+    config: { cacheMaxBytes: 0 },
+    outputs: [outLongs()],
+    steps: events({ seed: 3, topic: "in", count: 30, keys: KEYS, stepMs: 100 }),
+    topology(b) {
+      b.stream("in", strings).groupByKey().count().toStream().to("out", toLongs);
+    },
+  },
+  {
+    name: "reduce-sum",
+    about: "groupByKey().reduce(sum): first value is the aggregate; null values skipped",
+    outputs: [out()],
+    steps: events({ seed: 4, topic: "in", count: 40, keys: KEYS, stepMs: 50, jitterMs: 200, nullKeyShare: 0.05, nullValueShare: 0.1 }),
+    topology(b) {
+      b.stream("in", strings).groupByKey(groupedStrings).reduce(sum, stringStore("sums")).toStream().to("out", toStrings);
+    },
+  },
+  {
+    name: "aggregate-after-group-by",
+    about: "groupBy(new key) repartitions; aggregate concatenates in arrival order",
+    outputs: [out()],
+    steps: events({ seed: 5, topic: "in", count: 30, keys: ["k1", "k2", "k3", "k4"], stepMs: 100, jitterMs: 150, nullValueShare: 0.1 }),
+    topology(b) {
+      b.stream("in", strings)
+        .groupBy((_k, v): string | null => (v === null ? null : Number(v) % 2 === 0 ? "even" : "odd"), groupedStrings)
+        .aggregate(() => "", (_k, v, agg) => agg + v, stringStore())
+        .toStream()
+        .to("out", toStrings);
+    },
+  },
+  {
+    name: "cogroup-two-streams",
+    about: "cogroup of two grouped streams into one aggregate, each with its own aggregator",
+    outputs: [out()],
+    steps: interleave(
+      6,
+      events({ seed: 61, topic: "left", count: 20, keys: KEYS, stepMs: 100, nullValueShare: 0.1 }),
+      events({ seed: 62, topic: "right", count: 20, keys: KEYS, stepMs: 100, nullKeyShare: 0.1 }),
+    ),
+    topology(b) {
+      const left = b.stream("left", strings).groupByKey(groupedStrings);
+      const right = b.stream("right", strings).groupByKey(groupedStrings);
+      left
+        .cogroup<string>((_k, v, agg) => agg + "L" + v)
+        .cogroup(right, (_k, v, agg) => agg + "R" + v)
+        .aggregate(() => "", Materialized.with(Serdes.string(), Serdes.string()))
+        .toStream()
+        .to("out", toStrings);
+    },
+  },
+];
