@@ -52,10 +52,21 @@ export abstract class WindowedAggregateBase<K, V, VA> {
     if (this.options.bufferStoreName !== null) this.buffer = context.getStateStore<FinalResultBuffer>(this.options.bufferStoreName);
   }
 
-  /** Stream time for close decisions: never behind what this operator committed before a restart. */
-  protected streamTime(storeLowerBound: number): number {
-    const task = Math.max(this.context.currentStreamTimeMs(), storeLowerBound);
-    return this.buffer === null ? task : this.buffer.observe(task);
+  /**
+   * This operator's observed stream time: the largest timestamp of the records that reached
+   * it (Kafka Streams keeps one per windowed operator, not the task's: a record an upstream
+   * filter dropped or this operator skipped does not move it). After a restart it resumes from
+   * what this operator made durable: the buffer's stream time (emit on close) and the store's
+   * largest window time, so windows that closed before the restart stay closed.
+   */
+  private observed: number | null = null;
+
+  /** Takes `timestampMs` into the observed stream time and returns it. */
+  protected observe(timestampMs: number, storeLowerBound: number): number {
+    if (this.observed === null) this.observed = Math.max(-1, storeLowerBound, this.buffer?.streamTimeMs ?? -1);
+    if (timestampMs > this.observed) this.observed = timestampMs;
+    this.buffer?.observe(this.observed);
+    return this.observed;
   }
 
   /** A window's new value: forwarded now (on update, no cache) or kept in the buffer until it closes. */
@@ -94,11 +105,20 @@ export abstract class WindowedAggregateBase<K, V, VA> {
     }, options.sendOldValues);
   }
 
-  /** Records without a key or value cannot be placed in a window: counted, as Kafka Streams does. */
-  protected skipsNullKeyOrValue(key: unknown, value: unknown): boolean {
-    if (key !== null && key !== undefined && value !== null && value !== undefined) return false;
+  /** Records without a key cannot be placed in a window: counted as dropped, as Kafka Streams does. */
+  protected skipsNullKey(key: unknown): boolean {
+    if (key !== null && key !== undefined) return false;
     this.metrics.skippedRecords++;
-    recordSkipped(this.context, this.options.nodeName, key === null || key === undefined ? "a windowed aggregation needs a key" : "a windowed aggregation skips null values");
+    recordSkipped(this.context, this.options.nodeName, "a windowed aggregation needs a key");
+    return true;
+  }
+
+  /** Sliding windows (as in Kafka Streams) skip null values too. */
+  protected skipsNullKeyOrValue(key: unknown, value: unknown): boolean {
+    if (this.skipsNullKey(key)) return true;
+    if (value !== null && value !== undefined) return false;
+    this.metrics.skippedRecords++;
+    recordSkipped(this.context, this.options.nodeName, "a sliding-window aggregation skips null values");
     return true;
   }
 }

@@ -19,7 +19,7 @@ export interface Windowed<K> {
 export interface WindowValue<V> {
   windowStartMs: number;
   value: V;
-  /** The timestamp of the record that last wrote this window. */
+  /** The timestamp written with the window (windowed aggregations: the largest of its records'). */
   timestampMs: number;
 }
 
@@ -35,10 +35,12 @@ export interface WindowStore<K, V> extends StateStore, CachedStore<Windowed<K>, 
   /** With duplicates retained (stream-stream joins), every put adds a row and null puts are ignored. */
   readonly retainDuplicates: boolean;
   readonly observedStreamTimeMs: number;
-  /** Writes the window's value; null deletes it. */
-  put(key: K, value: V | null, windowStartMs: number): void;
+  /** Writes the window's value (with the current record's timestamp unless given); null deletes it. */
+  put(key: K, value: V | null, windowStartMs: number, timestampMs?: number): void;
   /** The value of one window, or null. */
   fetchWindow(key: K, windowStartMs: number): V | null;
+  /** The value of one window with its timestamp, or null. */
+  fetchWindowValue(key: K, windowStartMs: number): WindowValue<V> | null;
   /** The key's windows with a start in [timeFrom, timeTo], oldest first. */
   fetch(key: K, timeFrom: number, timeTo: number): WindowValue<V>[];
   /** The same as `fetch`, newest first. */
