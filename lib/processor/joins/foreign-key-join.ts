@@ -108,7 +108,8 @@ export class SubscriptionSendProcessor implements Processor<unknown, Change<unkn
 /**
  * Foreign table side, registrations: keeps `(foreign key, primary key) -> hash` in the
  * subscription store and answers a subscription at once with the foreign row as it is now
- * (null when absent, so an inner join can drop a stale result).
+ * (null when absent, so an inner join can drop a stale result), timestamped with the newer
+ * of the subscription and the foreign row.
  */
 export class SubscriptionReceiveProcessor implements Processor<unknown, Subscription, unknown, SubscriptionResponse> {
   private readonly nodeName: string;
@@ -142,8 +143,10 @@ export class SubscriptionReceiveProcessor implements Processor<unknown, Subscrip
       return;
     }
     this.store.put(storeKey, message.hash);
-    const foreignValue = this.right.get(record.key)?.value ?? null;
-    this.context.forward(record.withKeyValue(message.primaryKey, { hash: message.hash, foreignValue }));
+    const foreign = this.right.get(record.key);
+    const response = record.withKeyValue(message.primaryKey, { hash: message.hash, foreignValue: foreign?.value ?? null });
+    // The result is as new as the newer of the two rows it joins (Kafka Streams' SubscriptionJoinProcessor).
+    this.context.forward(foreign === null ? response : response.withTimestamp(Math.max(record.timestamp, foreign.timestampMs)));
   };
 }
 

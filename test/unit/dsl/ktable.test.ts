@@ -181,9 +181,29 @@ describe("KTable.groupBy", () => {
     expect(counts.get("FR")).toBe(0n);
     expect(out.readKeyValuesToList()).toEqual([["FR", 0n]]);
 
-    input.pipeInput("ann", "DE"); // same group again: out of DE, back into DE
+    // Same group again: one change carrying both values (KIP-904), so no intermediate 0 even uncached.
+    input.pipeInput("ann", "DE");
     expect(counts.get("DE")).toBe(1n);
-    expect(out.readKeyValuesToList()).toEqual([["DE", 0n], ["DE", 1n]]);
+    expect(out.readKeyValuesToList()).toEqual([["DE", 1n]]);
+  });
+
+  it("sends a row staying in its group as one change, and drops a side whose selector value is null", () => {
+    const b = new StreamsBuilder();
+    b.table("scores", ints, Materialized.as("scores"))
+      // Negative scores are not counted: the selector's null value drops that side.
+      .groupBy((_player, score) => ["all", score < 0 ? null : score] as const, Grouped.with(Serdes.string(), Serdes.int32()))
+      .reduce((a, v) => a + v, (a, v) => a - v, Materialized.as<string, number>("sum").withCachingDisabled())
+      .toStream()
+      .to("sums", Produced.with(Serdes.string(), Serdes.int32()));
+    driver = new TopologyTestDriver(b.build());
+    const input = driver.createInputTopic("scores", Serdes.string(), Serdes.int32());
+    const out = outputOf("sums", Serdes.int32());
+    input.pipeInput("ann", 5);
+    input.pipeInput("bob", 7);
+    input.pipeInput("ann", 8); // one change (8, 5) to "all": 12 - 5 + 8, no intermediate 7
+    input.pipeInput("ann", -1); // new side dropped: only the subtraction of 8
+    input.pipeInput("ann", 3); // old side dropped: only the addition of 3
+    expect(out.readKeyValuesToList()).toEqual([["all", 5], ["all", 12], ["all", 15], ["all", 7], ["all", 10]]);
   });
 
   it("reduce and aggregate apply the subtractor before the adder", () => {
