@@ -234,8 +234,8 @@ export class StreamsApp {
     await consumer.run({
       onAssigned: (partitions) => thread.onAssigned(partitions),
       onRebalancing: () => thread.onRebalancing(),
-      onRecords: (topic, partition, records) => thread.onRecords(topic, partition, records),
-      onPosition: (topic, partition, nextOffset) => thread.onPosition(topic, partition, nextOffset),
+      onRecords: (topic, partition, records, end) => thread.onRecords(topic, partition, records, end),
+      onPosition: (topic, partition, nextOffset, end) => thread.onPosition(topic, partition, nextOffset, end),
       onCrash: (error, willRestart) => {
         if (willRestart) this.#logger.warn("consumer failed; it restarts by itself", { error: error.message });
         else this.#enterError(new FatalError(`the consumer stopped: ${error.message}`, { cause: error }));

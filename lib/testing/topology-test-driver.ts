@@ -48,6 +48,13 @@ export interface TopologyTestDriverOptions {
   readonly exceptionHandlers?: ExceptionHandlerConfig;
   /** Partition counts that custom partitioners see, per output topic. Default 1. */
   readonly partitionCounts?: Readonly<Record<string, number>>;
+  /**
+   * Task idling as in production (StreamsConfig.maxTaskIdleMs). Every partition counts as
+   * caught up, as in Kafka Streams' driver, so 0 (default) and -1 change nothing; a positive
+   * value holds a record back while another input of its task is empty, until the mocked
+   * wall clock has advanced that far (`advanceWallClockTime`).
+   */
+  readonly maxTaskIdleMs?: number;
 }
 
 /**
@@ -126,7 +133,9 @@ export class TopologyTestDriver {
         stores: { getStore: (name) => taskStores.get(name) ?? this.globals.get(name) },
         exceptionHandlers: options.exceptionHandlers ?? {},
         clock: () => this.wallClockMs,
+        maxTaskIdleMs: options.maxTaskIdleMs ?? 0,
       });
+      for (const topic of sub.sourceTopics(this.applicationId)) task.recordLag(topic, 0, 0);
       const storeContext: TestStoreContext = {
         taskId,
         applicationId: this.applicationId,
@@ -178,6 +187,8 @@ export class TopologyTestDriver {
       this.drain();
     }
     this.wallClockMs = target;
+    // Records held back by task idling may be due now.
+    this.drain();
     this.commit();
   }
 
@@ -273,6 +284,7 @@ export class TopologyTestDriver {
     const raw = { topic, partition: 0, offset, timestamp: record.timestamp, key: record.key, value: record.value, headers: record.headers };
     for (const task of readers) {
       task.addPartition({ topic, partition: 0 });
+      task.recordLag(topic, 0, 0);
       task.addRecords(topic, 0, [raw]);
     }
   }
