@@ -153,7 +153,7 @@ export class StreamsApp {
     await retryWithBackoff(`connecting to Kafka at ${config.bootstrapServers.join(",")}`, () => admin.connect(), retry);
     const userTopics = this.#topology.subtopologies.flatMap((sub) => sub.sources.filter((s) => !s.internal).flatMap((s) => [...s.topics]));
     const userCounts = await retryWithBackoff("reading source topics", () => sourcePartitionCounts(admin, userTopics), retry);
-    const patterns = this.#topology.subtopologies.flatMap((sub) => sub.sourcePatterns());
+    const patterns = this.#topology.subtopologies.flatMap((sub) => sub.sourcePatterns(config.applicationId));
     if (patterns.length > 0) {
       const matching = (await admin.listTopics()).filter((t) => !t.startsWith("__") && patterns.some((p) => p.test(t)));
       for (const [topic, count] of await admin.partitionCounts(matching)) userCounts.set(topic, count);
@@ -183,7 +183,7 @@ export class StreamsApp {
     const admin = this.#admin!;
     const topology = this.#topology;
     const subtopologies = () =>
-      topology.subtopologies.map((sub) => ({ id: sub.id, topics: sub.sourceTopics(config.applicationId), patterns: sub.sourcePatterns() }));
+      topology.subtopologies.map((sub) => ({ id: sub.id, topics: sub.sourceTopics(config.applicationId), patterns: sub.sourcePatterns(config.applicationId) }));
     const assignor = new TaskAssignor(subtopologies, () => this.activeTasks());
     const exactlyOnce = config.processingGuarantee === "exactly_once";
     const consumer = (this.#consumer = client.consumer({
@@ -227,7 +227,7 @@ export class StreamsApp {
     }));
     await consumer.connect();
     const literal = topology.subtopologies.flatMap((sub) => sub.sourceTopics(config.applicationId));
-    const patterns = topology.subtopologies.flatMap((sub) => sub.sourcePatterns());
+    const patterns = topology.subtopologies.flatMap((sub) => sub.sourcePatterns(config.applicationId));
     await consumer.subscribe([...new Set(literal), ...patterns], true);
     await this.#global?.follow(client, config.applicationId, exactlyOnce, config.commitIntervalMs);
     thread.start();

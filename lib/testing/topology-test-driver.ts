@@ -1,7 +1,7 @@
 import { ConfigError, type ExceptionHandlerConfig } from "../errors/index.ts";
 import type { Headers } from "../processor/index.ts";
 import type { Serde } from "../serdes/index.ts";
-import type { StoreSpec, Topology } from "../topology/index.ts";
+import { patternSource, type StoreSpec, type Topology } from "../topology/index.ts";
 import { StreamTask, taskIdOf, type RecordCollector, type TaskStores } from "../runtime/index.ts";
 import type { KeyValueStore } from "../state/index.ts";
 import { DriverStateDirectory } from "./driver-stores.ts";
@@ -302,7 +302,7 @@ export class TopologyTestDriver {
   }
 
   private inputTopics(): string[] {
-    return this.tasks.flatMap((t) => [...t.subtopology.sourceTopics(this.applicationId), ...t.subtopology.sourcePatterns().map(String)]);
+    return this.tasks.flatMap((t) => [...t.subtopology.sourceTopics(this.applicationId), ...t.subtopology.sources.flatMap((s) => (s.pattern ? [`/${patternSource(s.pattern)}/`] : []))]);
   }
 
   private requireOpen(): void {
