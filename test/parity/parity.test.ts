@@ -28,6 +28,7 @@ for (const area of AREAS) {
         const oracle = results[scenario.name];
         if (!oracle) throw new Error(`Kafka Streams returned no result for "${scenario.name}"`);
         if (oracle.error) throw new Error(`The Kafka Streams side of "${scenario.name}" failed; fix its Java topology:\n${oracle.error}`);
+        if (oracle.records.length === 0) throw new Error(`Kafka Streams wrote nothing for "${scenario.name}": a scenario without output proves nothing; change its input`);
         const difference = firstDifference(input, oracle.records, runOnSluice(scenario, input));
         if (difference) throw new Error(`${scenario.about}\n${difference}`);
       });

@@ -1,5 +1,10 @@
 import type { Scenario } from "../harness/scenario.ts";
 import { aggregations } from "./aggregations.ts";
+import { streamJoins } from "./stream-joins.ts";
+import { streams } from "./streams.ts";
+import { tableJoins } from "./table-joins.ts";
+import { tables } from "./tables.ts";
+import { windows } from "./windows.ts";
 
 export interface Area {
   readonly name: string;
@@ -7,7 +12,14 @@ export interface Area {
 }
 
 /** Every scenario, by area; the Java twins register in dev.sluice.parity.Registry. */
-export const AREAS: readonly Area[] = [{ name: "aggregations", scenarios: aggregations }];
+export const AREAS: readonly Area[] = [
+  { name: "aggregations", scenarios: aggregations },
+  { name: "windows", scenarios: windows },
+  { name: "stream-stream joins", scenarios: streamJoins },
+  { name: "table joins", scenarios: tableJoins },
+  { name: "tables", scenarios: tables },
+  { name: "streams", scenarios: streams },
+];
 
 const names = AREAS.flatMap((a) => a.scenarios.map((s) => s.name));
 const duplicate = names.find((n, i) => names.indexOf(n) !== i);

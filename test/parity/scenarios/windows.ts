@@ -1,0 +1,156 @@
+import { BufferConfig, Materialized, Produced, Suppressed, type StreamsBuilder } from "../../../lib/dsl/index.ts";
+import { EmitStrategy, SessionWindows, SlidingWindows, TimeWindows, WindowedSerdes } from "../../../lib/processor/index.ts";
+import { Serdes } from "../../../lib/serdes/index.ts";
+import { events, interleave, pipe } from "../harness/inputs.ts";
+import type { Scenario } from "../harness/scenario.ts";
+import type { Step } from "../harness/exchange.ts";
+import { groupedStrings, outSessions, outTimeWindowed, stringStore, strings, sum } from "./common.ts";
+
+/** How results leave the windowed aggregation: every update, emitStrategy(onWindowClose), or suppress(untilWindowCloses). */
+type Emit = "update" | "close" | "suppress";
+/** count(), reduce(sum) or aggregate(concatenate). */
+type Op = "count" | "sum" | "concat";
+
+const SIZE = 1000;
+const KEYS = ["a", "b"];
+
+/**
+ * Out-of-order records over a few windows, with stragglers both within and beyond grace, and
+ * at the end one record far ahead (key "z") that closes every window still open.
+ */
+function windowInput(seed: number, extra: Partial<Parameters<typeof events>[0]> = {}): Step[] {
+  const steps = events({ seed, topic: "in", count: 45, keys: KEYS, stepMs: 70, jitterMs: 250, lateShare: 0.15, lateByMs: 1500, ...extra });
+  return [...steps, pipe("in", "z", "1", Math.max(...steps.map((s) => s.timestamp)) + 10_000)];
+}
+
+/** The time or sliding windowed aggregation every such scenario runs (Windows.java: timeWindowed). */
+function timeWindowed(b: StreamsBuilder, windows: TimeWindows | SlidingWindows, size: number, emit: Emit, op: Op, caching = true, filterOut?: string): void {
+  let stream = b.stream("in", strings);
+  if (filterOut !== undefined) stream = stream.filter((_k, v) => v !== filterOut);
+  let windowed = stream.groupByKey(groupedStrings).windowedBy(windows);
+  if (emit === "close") windowed = windowed.emitStrategy(EmitStrategy.onWindowClose());
+  const keySerde = WindowedSerdes.timeWindowed(Serdes.string(), size);
+  if (op === "count") {
+    let table = windowed.count(caching ? undefined : Materialized.as<string, bigint>("counts").withCachingDisabled());
+    if (emit === "suppress") table = table.suppress(Suppressed.untilWindowCloses(BufferConfig.unbounded()));
+    table.toStream().to("out", Produced.with(keySerde, Serdes.int64()));
+    return;
+  }
+  let table = op === "sum" ? windowed.reduce(sum, stringStore()) : windowed.aggregate(() => "", (_k, v, agg) => agg + v, stringStore());
+  if (emit === "suppress") table = table.suppress(Suppressed.untilWindowCloses(BufferConfig.unbounded()));
+  table.toStream().to("out", Produced.with(keySerde, Serdes.string()));
+}
+
+/** The session windowed aggregation (Windows.java: sessionWindowed). */
+function sessionWindowed(b: StreamsBuilder, windows: SessionWindows, emit: Emit, op: Op, caching = true, filterOut?: string): void {
+  let stream = b.stream("in", strings);
+  if (filterOut !== undefined) stream = stream.filter((_k, v) => v !== filterOut);
+  let windowed = stream.groupByKey(groupedStrings).windowedBy(windows);
+  if (emit === "close") windowed = windowed.emitStrategy(EmitStrategy.onWindowClose());
+  const keySerde = WindowedSerdes.sessionWindowed(Serdes.string());
+  if (op === "count") {
+    let table = windowed.count(caching ? undefined : Materialized.as<string, bigint>("counts").withCachingDisabled());
+    if (emit === "suppress") table = table.suppress(Suppressed.untilWindowCloses(BufferConfig.unbounded()));
+    table.toStream().to("out", Produced.with(keySerde, Serdes.int64()));
+    return;
+  }
+  let table =
+    op === "sum"
+      ? windowed.reduce(sum, stringStore())
+      : windowed.aggregate(() => "", (_k, v, agg) => agg + v, (_k, left, right) => left + "|" + right, stringStore());
+  if (emit === "suppress") table = table.suppress(Suppressed.untilWindowCloses(BufferConfig.unbounded()));
+  table.toStream().to("out", Produced.with(keySerde, Serdes.string()));
+}
+
+const valueKind = (op: Op) => (op === "count" ? "long" : "string");
+
+function time(name: string, about: string, windows: () => TimeWindows | SlidingWindows, size: number, emit: Emit, op: Op, seed: number): Scenario {
+  return { name, about, outputs: [outTimeWindowed(size, valueKind(op))], steps: windowInput(seed), topology: (b) => timeWindowed(b, windows(), size, emit, op) };
+}
+
+function session(name: string, about: string, windows: () => SessionWindows, emit: Emit, op: Op, seed: number): Scenario {
+  return {
+    name,
+    about,
+    outputs: [outSessions(valueKind(op))],
+    // Wider gaps between records than for time windows, so sessions both merge and close.
+    steps: windowInput(seed, { stepMs: 120, jitterMs: 400 }),
+    topology: (b) => sessionWindowed(b, windows(), emit, op),
+  };
+}
+
+/** Records that a filter drops, far ahead in time: they must not move the window's stream time. */
+function withDroppedFutureRecords(seed: number): Step[] {
+  const drops = [600, 1400, 2200].map((t) => pipe("in", "a", "drop", t + 5000));
+  return interleave(seed, windowInput(seed + 1, { lateShare: 0 }), drops);
+}
+
+export const windows: Scenario[] = [
+  time("tumbling-count-nograce-update", "tumbling windows, no grace, every update", () => TimeWindows.ofSizeWithNoGrace(SIZE), SIZE, "update", "count", 10),
+  time("tumbling-count-grace-update", "tumbling windows, 400 ms grace, every update", () => TimeWindows.ofSizeAndGrace(SIZE, 400), SIZE, "update", "count", 11),
+  time("tumbling-count-grace-suppress", "tumbling windows, 400 ms grace, suppress(untilWindowCloses)", () => TimeWindows.ofSizeAndGrace(SIZE, 400), SIZE, "suppress", "count", 12),
+  time("tumbling-count-nograce-suppress", "tumbling windows, no grace, suppress(untilWindowCloses)", () => TimeWindows.ofSizeWithNoGrace(SIZE), SIZE, "suppress", "count", 13),
+  time("tumbling-count-nograce-close", "tumbling windows, no grace, emitStrategy(onWindowClose)", () => TimeWindows.ofSizeWithNoGrace(SIZE), SIZE, "close", "count", 14),
+  time("tumbling-count-grace-close", "tumbling windows, 400 ms grace, emitStrategy(onWindowClose)", () => TimeWindows.ofSizeAndGrace(SIZE, 400), SIZE, "close", "count", 15),
+  time("hopping-count-nograce-update", "hopping windows (1000/300), no grace, every update", () => TimeWindows.ofSizeWithNoGrace(SIZE).advanceBy(300), SIZE, "update", "count", 16),
+  time("hopping-sum-grace-update", "hopping windows (1000/300), 200 ms grace, reduce", () => TimeWindows.ofSizeAndGrace(SIZE, 200).advanceBy(300), SIZE, "update", "sum", 17),
+  time("hopping-count-grace-suppress", "hopping windows (1000/250), 200 ms grace, suppress", () => TimeWindows.ofSizeAndGrace(SIZE, 200).advanceBy(250), SIZE, "suppress", "count", 18),
+  time("hopping-concat-grace-close", "hopping windows (1000/300), 200 ms grace, aggregate, emit on close", () => TimeWindows.ofSizeAndGrace(SIZE, 200).advanceBy(300), SIZE, "close", "concat", 19),
+  time("sliding-count-nograce-update", "sliding windows (500), no grace, every update", () => SlidingWindows.ofTimeDifferenceWithNoGrace(500), 500, "update", "count", 20),
+  time("sliding-count-grace-update", "sliding windows (500), 300 ms grace, every update", () => SlidingWindows.ofTimeDifferenceAndGrace(500, 300), 500, "update", "count", 21),
+  time("sliding-concat-grace-suppress", "sliding windows (500), 300 ms grace, aggregate, suppress", () => SlidingWindows.ofTimeDifferenceAndGrace(500, 300), 500, "suppress", "concat", 22),
+  time("sliding-count-grace-close", "sliding windows (500), 300 ms grace, emit on close", () => SlidingWindows.ofTimeDifferenceAndGrace(500, 300), 500, "close", "count", 23),
+  session("session-count-nograce-update", "sessions (gap 300), no grace, every update (merges send tombstones)", () => SessionWindows.ofInactivityGapWithNoGrace(300), "update", "count", 30),
+  session("session-count-grace-update", "sessions (gap 300), 200 ms grace, every update", () => SessionWindows.ofInactivityGapAndGrace(300, 200), "update", "count", 31),
+  session("session-sum-grace-suppress", "sessions (gap 300), 200 ms grace, reduce, suppress", () => SessionWindows.ofInactivityGapAndGrace(300, 200), "suppress", "sum", 32),
+  session("session-concat-grace-close", "sessions (gap 300), 200 ms grace, aggregate with merger, emit on close", () => SessionWindows.ofInactivityGapAndGrace(300, 200), "close", "concat", 33),
+  {
+    name: "tumbling-count-caching-disabled",
+    about: "tumbling windowed count into a store without a cache",
+    outputs: [outTimeWindowed(SIZE)],
+    steps: windowInput(40),
+    topology: (b) => timeWindowed(b, TimeWindows.ofSizeAndGrace(SIZE, 300), SIZE, "update", "count", false),
+  },
+  {
+    name: "session-count-caching-disabled",
+    about: "session count into a store without a cache: merges forward their tombstones directly",
+    outputs: [outSessions()],
+    steps: windowInput(41, { stepMs: 120, jitterMs: 400 }),
+    topology: (b) => sessionWindowed(b, SessionWindows.ofInactivityGapAndGrace(300, 100), "update", "count", false),
+  },
+  {
+    name: "windowed-count-null-keys-and-values",
+    about: "tumbling windowed count fed null keys and null values",
+    outputs: [outTimeWindowed(SIZE)],
+    steps: windowInput(42, { nullKeyShare: 0.15, nullValueShare: 0.2 }),
+    topology: (b) => timeWindowed(b, TimeWindows.ofSizeAndGrace(SIZE, 200), SIZE, "update", "count"),
+  },
+  {
+    name: "filter-before-tumbling-update",
+    about: "records a filter drops (far in the future) must not advance the window's stream time",
+    outputs: [outTimeWindowed(SIZE)],
+    steps: withDroppedFutureRecords(43),
+    topology: (b) => timeWindowed(b, TimeWindows.ofSizeAndGrace(SIZE, 200), SIZE, "update", "count", true, "drop"),
+  },
+  {
+    name: "filter-before-tumbling-close",
+    about: "emit on close behind a filter: dropped future records must not close windows",
+    outputs: [outTimeWindowed(SIZE)],
+    steps: withDroppedFutureRecords(44),
+    topology: (b) => timeWindowed(b, TimeWindows.ofSizeAndGrace(SIZE, 200), SIZE, "close", "count", true, "drop"),
+  },
+  {
+    name: "filter-before-tumbling-suppress",
+    about: "suppress behind a filter: dropped future records must not close windows",
+    outputs: [outTimeWindowed(SIZE)],
+    steps: withDroppedFutureRecords(45),
+    topology: (b) => timeWindowed(b, TimeWindows.ofSizeAndGrace(SIZE, 200), SIZE, "suppress", "count", true, "drop"),
+  },
+  {
+    name: "filter-before-session-close",
+    about: "sessions emitted on close behind a filter: dropped future records must not close sessions",
+    outputs: [outSessions()],
+    steps: withDroppedFutureRecords(46),
+    topology: (b) => sessionWindowed(b, SessionWindows.ofInactivityGapAndGrace(300, 100), "close", "count", true, "drop"),
+  },
+];
