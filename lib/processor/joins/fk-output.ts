@@ -47,7 +47,6 @@ export class ForeignKeyOutputProcessor implements Processor<unknown, ForeignKeyJ
     const { value } = record.value;
     if (this.results !== null && this.forwarder !== null) {
       const old = this.results.get(record.key);
-      if (value === null && old === null) return;
       this.results.put(record.key, value);
       this.forwarder.maybeForward(record, value, old);
       return;

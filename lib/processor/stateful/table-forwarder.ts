@@ -18,10 +18,11 @@ export class TableForwarder<K, V> {
   private readonly context: ProcessorContext<K, Change<V>>;
   private readonly cached: boolean;
 
-  constructor(context: ProcessorContext<K, Change<V>>, store: TableStore<K, V>) {
+  /** `holdBack` false: forward every update at once even if the store caches (an unmaterialized table source). */
+  constructor(context: ProcessorContext<K, Change<V>>, store: TableStore<K, V>, holdBack = true) {
     this.context = context;
     // Old values are always asked for: downstream subtractors and filters need them.
-    this.cached = store.setFlushListener((r) => {
+    this.cached = holdBack && store.setFlushListener((r) => {
       context.forward(new StreamRecord(r.key, { newValue: r.newValue, oldValue: r.oldValue }, r.timestampMs, context.headers));
     }, true);
   }

@@ -79,9 +79,33 @@ describe("builder.table", () => {
 });
 
 describe("KTable operators", () => {
-  it("filter sends a tombstone when a key stops matching, and nothing for keys that never matched", () => {
+  it("filter of an unmaterialized table sends a tombstone for every update that fails, as Kafka Streams does", () => {
     const b = new StreamsBuilder();
     b.table("in", ints).filter((k, v) => v > 0).toStream().to("out", Produced.with(Serdes.string(), Serdes.int32()));
+    driver = new TopologyTestDriver(b.build());
+    const input = driver.createInputTopic("in", Serdes.string(), Serdes.int32());
+    input.pipeInput("k", 5);
+    input.pipeInput("k", -1);
+    input.pipeInput("j", -3); // never matched: still a tombstone (the filter does not know old values)
+    input.pipeInput("k", 7);
+    input.pipeInput("k", null);
+    input.pipeInput("gone", null); // a delete of an absent key goes through an unmaterialized source
+    expect(outputOf("out", Serdes.int32()).readKeyValuesToList()).toEqual([
+      ["k", 5],
+      ["k", null],
+      ["j", null],
+      ["k", 7],
+      ["k", null],
+      ["gone", null],
+    ]);
+  });
+
+  it("filter of a materialized table knows old values: a tombstone when a key stops matching, nothing for keys that never matched", () => {
+    const b = new StreamsBuilder();
+    b.table("in", ints, Materialized.as("in-store"))
+      .filter((k, v) => v > 0)
+      .toStream()
+      .to("out", Produced.with(Serdes.string(), Serdes.int32()));
     driver = new TopologyTestDriver(b.build());
     const input = driver.createInputTopic("in", Serdes.string(), Serdes.int32());
     input.pipeInput("k", 5);
@@ -89,12 +113,23 @@ describe("KTable operators", () => {
     input.pipeInput("j", -3);
     input.pipeInput("k", 7);
     input.pipeInput("k", null);
+    input.pipeInput("gone", null); // the source's cache drops a delete of a key it never held
     expect(outputOf("out", Serdes.int32()).readKeyValuesToList()).toEqual([
       ["k", 5],
       ["k", null],
       ["k", 7],
       ["k", null],
     ]);
+  });
+
+  it("a materialized table source without a cache forwards a delete of an absent key as a tombstone", () => {
+    const b = new StreamsBuilder();
+    b.table("in", ints, Materialized.as<string, number>("in-store").withCachingDisabled())
+      .toStream()
+      .to("out", Produced.with(Serdes.string(), Serdes.int32()));
+    driver = new TopologyTestDriver(b.build());
+    driver.createInputTopic("in", Serdes.string(), Serdes.int32()).pipeInput("gone", null);
+    expect(outputOf("out", Serdes.int32()).readKeyValuesToList()).toEqual([["gone", null]]);
   });
 
   it("filterNot and a materialized filter keep a queryable store of the matching rows", () => {
@@ -190,8 +225,8 @@ describe("KTable.groupBy", () => {
   it("sends a row staying in its group as one change, and drops a side whose selector value is null", () => {
     const b = new StreamsBuilder();
     b.table("scores", ints, Materialized.as("scores"))
-      // Negative scores are not counted: the selector's null value drops that side.
-      .groupBy((_player, score) => ["all", score < 0 ? null : score] as const, Grouped.with(Serdes.string(), Serdes.int32()))
+      // Negative scores are not counted: the selector's null value (as from untyped code) drops that side.
+      .groupBy((_player, score) => ["all", score < 0 ? (null as unknown as number) : score] as const, Grouped.with(Serdes.string(), Serdes.int32()))
       .reduce((a, v) => a + v, (a, v) => a - v, Materialized.as<string, number>("sum").withCachingDisabled())
       .toStream()
       .to("sums", Produced.with(Serdes.string(), Serdes.int32()));
