@@ -38,6 +38,8 @@ export interface EventOptions {
   /** The value of record i; default a small number in decimal, so sums and parses work. */
   readonly value?: (i: number, random: () => number) => string;
   readonly startMs?: number;
+  /** Give record i the headers {seq: "<topic>-<i>"}, to see which input record's headers an output carries. */
+  readonly headers?: boolean;
 }
 
 /** Seeded out-of-order keyed events with stragglers, null keys and tombstones as asked. */
@@ -54,7 +56,7 @@ export function events(options: EventOptions): PipeStep[] {
     maxSeen = Math.max(maxSeen, time);
     const key = options.nullKeyShare && random() < options.nullKeyShare ? null : options.keys[Math.floor(random() * options.keys.length)]!;
     const value = options.nullValueShare && random() < options.nullValueShare ? null : (options.value ?? ((_, r) => String(1 + Math.floor(r() * 9))))(i, random);
-    out.push(pipe(options.topic, key, value, time));
+    out.push(pipe(options.topic, key, value, time, options.headers ? { seq: `${options.topic}-${i}` } : undefined));
   }
   return out;
 }

@@ -1,10 +1,24 @@
-import { Materialized } from "../../../lib/dsl/index.ts";
+import { Materialized, type StreamsBuilder } from "../../../lib/dsl/index.ts";
 import { Serdes } from "../../../lib/serdes/index.ts";
 import { events, interleave } from "../harness/inputs.ts";
 import type { Scenario } from "../harness/scenario.ts";
-import { groupedStrings, longStore, out, outLongs, stringStore, strings, sum, toLongs, toStrings } from "./common.ts";
+import { groupedStrings, longStore, out, outLongs, stringStore, strings, sum, toLongs, toStrings, withHeaders } from "./common.ts";
 
 const KEYS = ["a", "b", "c"];
+
+/**
+ * One input record becomes three with the same key before a count: with a cache the three
+ * updates collapse into one result per commit (both drivers commit after each input record),
+ * without one each goes downstream.
+ */
+function fanOutCount(b: StreamsBuilder, store?: Materialized<string, bigint>): void {
+  b.stream("in", strings)
+    .flatMapValues((v) => [v, v, v])
+    .groupByKey()
+    .count(store)
+    .toStream()
+    .to("out", toLongs);
+}
 
 export const aggregations: Scenario[] = [
   {
@@ -75,6 +89,37 @@ export const aggregations: Scenario[] = [
         .aggregate(() => "", Materialized.with(Serdes.string(), Serdes.string()))
         .toStream()
         .to("out", toStrings);
+    },
+  },
+  {
+    name: "fan-out-count-cached",
+    about: "three updates of one key from one input record, into a caching store: one result per input",
+    outputs: [outLongs()],
+    steps: events({ seed: 7, topic: "in", count: 20, keys: KEYS, stepMs: 100, jitterMs: 150 }),
+    topology: (b) => fanOutCount(b),
+  },
+  {
+    name: "fan-out-count-caching-disabled",
+    about: "the same fan-out into a store without a cache: every update goes downstream",
+    outputs: [outLongs()],
+    steps: events({ seed: 7, topic: "in", count: 20, keys: KEYS, stepMs: 100, jitterMs: 150 }),
+    topology: (b) => fanOutCount(b, longStore("counts").withCachingDisabled()),
+  },
+  {
+    name: "fan-out-count-cache-off",
+    about: "the same fan-out with statestore.cache.max.bytes = 0",
+    config: { cacheMaxBytes: 0 },
+    outputs: [outLongs()],
+    steps: events({ seed: 7, topic: "in", count: 20, keys: KEYS, stepMs: 100, jitterMs: 150 }),
+    topology: (b) => fanOutCount(b),
+  },
+  {
+    name: "reduce-headers",
+    about: "the headers an aggregation's result carries (those of the record that updated it)",
+    outputs: [withHeaders(out())],
+    steps: events({ seed: 8, topic: "in", count: 25, keys: KEYS, stepMs: 100, jitterMs: 300, headers: true }),
+    topology(b) {
+      b.stream("in", strings).groupByKey(groupedStrings).reduce(sum, stringStore("sums")).toStream().to("out", toStrings);
     },
   },
 ];

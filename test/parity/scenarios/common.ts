@@ -21,5 +21,8 @@ export const outLongs = (topic = "out"): OutputSpec => ({ topic, key: "string", 
 export const outTimeWindowed = (windowSizeMs: number, value: "string" | "long" = "long", topic = "out"): OutputSpec => ({ topic, key: "time-windowed", value, windowSizeMs });
 export const outSessions = (value: "string" | "long" = "long", topic = "out"): OutputSpec => ({ topic, key: "session-windowed", value });
 
+/** The same output, its records' headers compared too. */
+export const withHeaders = (spec: OutputSpec): OutputSpec => ({ ...spec, headers: true });
+
 /** Sums decimal strings, the reducer most scenarios use on both sides. */
 export const sum = (a: string, b: string): string => String(Number(a) + Number(b));

@@ -3,7 +3,7 @@ import { Serdes } from "../../../lib/serdes/index.ts";
 import { events, interleave, pipe } from "../harness/inputs.ts";
 import type { Step } from "../harness/exchange.ts";
 import type { Scenario } from "../harness/scenario.ts";
-import { out, strings, toStrings } from "./common.ts";
+import { out, strings, toStrings, withHeaders } from "./common.ts";
 
 type Kind = "inner" | "left" | "outer";
 
@@ -12,8 +12,8 @@ type Kind = "inner" | "left" | "outer";
  * values on both sides, and one record far ahead at the end that closes every window, so
  * left and outer joins emit their unmatched records.
  */
-function twoStreams(seed: number): Step[] {
-  const common = { count: 25, keys: ["a", "b", "c"], stepMs: 80, jitterMs: 200, lateShare: 0.1, lateByMs: 800, nullKeyShare: 0.05, nullValueShare: 0.05 };
+function twoStreams(seed: number, headers = false): Step[] {
+  const common = { headers, count: 25, keys: ["a", "b", "c"], stepMs: 80, jitterMs: 200, lateShare: 0.1, lateByMs: 800, nullKeyShare: 0.05, nullValueShare: 0.05 };
   const left = events({ ...common, seed: seed + 1, topic: "left", value: (i) => `L${i}` });
   const right = events({ ...common, seed: seed + 2, topic: "right", value: (i) => `R${i}` });
   const steps = interleave(seed, left, right);
@@ -30,8 +30,9 @@ function join(b: StreamsBuilder, kind: Kind, windows: JoinWindows): void {
   joined.to("out", toStrings);
 }
 
-function scenario(name: string, about: string, kind: Kind, windows: () => JoinWindows, seed: number): Scenario {
-  return { name, about, outputs: [out()], steps: twoStreams(seed), topology: (b) => join(b, kind, windows()) };
+/** `headers`: the input records carry headers, and the results' headers are compared. */
+function scenario(name: string, about: string, kind: Kind, windows: () => JoinWindows, seed: number, headers = false): Scenario {
+  return { name, about, outputs: [headers ? withHeaders(out()) : out()], steps: twoStreams(seed, headers), topology: (b) => join(b, kind, windows()) };
 }
 
 export const streamJoins: Scenario[] = [
@@ -42,5 +43,6 @@ export const streamJoins: Scenario[] = [
   scenario("stream-stream-outer-nograce", "outer join, no grace: unmatched records of both sides", "outer", () => JoinWindows.ofTimeDifferenceWithNoGrace(200), 104),
   scenario("stream-stream-outer-grace", "outer join, 300 ms grace", "outer", () => JoinWindows.ofTimeDifferenceAndGrace(200, 300), 105),
   scenario("stream-stream-inner-asymmetric", "inner join with before(100) after(300)", "inner", () => JoinWindows.ofTimeDifferenceAndGrace(200, 100).before(100).after(300), 106),
+  scenario("stream-stream-outer-headers", "headers of outer-join results, matched and emitted late unmatched", "outer", () => JoinWindows.ofTimeDifferenceAndGrace(200, 100), 108, true),
   scenario("stream-stream-left-asymmetric", "left join with before(0) after(250)", "left", () => JoinWindows.ofTimeDifferenceAndGrace(200, 100).before(0).after(250), 107),
 ];

@@ -3,22 +3,22 @@ import { Serdes } from "../../../lib/serdes/index.ts";
 import { events, interleave, pipe } from "../harness/inputs.ts";
 import type { Step } from "../harness/exchange.ts";
 import type { Scenario } from "../harness/scenario.ts";
-import { out, strings, toStrings } from "./common.ts";
+import { out, strings, toStrings, withHeaders } from "./common.ts";
 
 type Kind = "inner" | "left" | "outer";
 const joiner = (l: string | null, r: string | null): string => `${l}+${r}`;
 const joined = Joined.with(Serdes.string(), Serdes.string(), Serdes.string());
 
 /** Updates of a table keyed by `keys`, with tombstones, and deletes of a key ("gone") that never had a value. */
-function tableUpdates(seed: number, topic: string, keys: readonly string[], count: number, value: (i: number) => string): Step[] {
-  const updates = events({ seed, topic, count, keys, stepMs: 60, jitterMs: 100, nullValueShare: 0.15, value });
+function tableUpdates(seed: number, topic: string, keys: readonly string[], count: number, value: (i: number) => string, headers = false): Step[] {
+  const updates = events({ seed, topic, count, keys, stepMs: 60, jitterMs: 100, nullValueShare: 0.15, value, headers });
   return interleave(seed + 7, updates, [pipe(topic, "gone", null, 50), pipe(topic, "gone", null, 900)]);
 }
 
 /** A stream keyed like the table ("orders" by user), with null keys and values, interleaved with the table's updates. */
-function streamAndTable(seed: number): Step[] {
-  const orders = events({ seed, topic: "orders", count: 30, keys: ["u1", "u2", "u3", "u4"], stepMs: 60, jitterMs: 100, nullKeyShare: 0.1, nullValueShare: 0.05, value: (i) => `o${i}` });
-  return interleave(seed + 1, orders, tableUpdates(seed + 2, "users", ["u1", "u2", "u3"], 15, (i) => `n${i}`));
+function streamAndTable(seed: number, headers = false): Step[] {
+  const orders = events({ seed, headers, topic: "orders", count: 30, keys: ["u1", "u2", "u3", "u4"], stepMs: 60, jitterMs: 100, nullKeyShare: 0.1, nullValueShare: 0.05, value: (i) => `o${i}` });
+  return interleave(seed + 1, orders, tableUpdates(seed + 2, "users", ["u1", "u2", "u3"], 15, (i) => `n${i}`, headers));
 }
 
 function streamTable(b: StreamsBuilder, kind: Exclude<Kind, "outer">): void {
@@ -42,8 +42,9 @@ function streamGlobal(b: StreamsBuilder, kind: Exclude<Kind, "outer">): void {
   (kind === "inner" ? orders.join(users, mapper, joiner) : orders.leftJoin(users, mapper, joiner)).to("out", toStrings);
 }
 
-function twoTables(seed: number): Step[] {
-  return interleave(seed, tableUpdates(seed + 1, "left", ["a", "b", "c"], 20, (i) => `L${i}`), tableUpdates(seed + 2, "right", ["a", "b", "d"], 20, (i) => `R${i}`));
+function twoTables(seed: number, headers = false): Step[] {
+  const left = tableUpdates(seed + 1, "left", ["a", "b", "c"], 20, (i) => `L${i}`, headers);
+  return interleave(seed, left, tableUpdates(seed + 2, "right", ["a", "b", "d"], 20, (i) => `R${i}`, headers));
 }
 
 function tableTable(b: StreamsBuilder, kind: Kind): void {
@@ -54,9 +55,9 @@ function tableTable(b: StreamsBuilder, kind: Kind): void {
 }
 
 /** Orders keyed by order id, value "u2|7": foreign key u2 ("-|7": no foreign key); orders change user, users come and go. */
-function ordersAndUsers(seed: number): Step[] {
-  const orders = tableUpdates(seed + 1, "orders", ["o1", "o2", "o3", "o4"], 25, (i) => `${i % 5 === 4 ? "-" : `u${1 + (i % 3)}`}|${i}`);
-  return interleave(seed, orders, tableUpdates(seed + 2, "users", ["u1", "u2", "u3"], 15, (i) => `n${i}`));
+function ordersAndUsers(seed: number, headers = false): Step[] {
+  const orders = tableUpdates(seed + 1, "orders", ["o1", "o2", "o3", "o4"], 25, (i) => `${i % 5 === 4 ? "-" : `u${1 + (i % 3)}`}|${i}`, headers);
+  return interleave(seed, orders, tableUpdates(seed + 2, "users", ["u1", "u2", "u3"], 15, (i) => `n${i}`, headers));
 }
 
 const foreignKey = (order: string): string | null => {
@@ -81,4 +82,7 @@ export const tableJoins: Scenario[] = [
   { name: "table-table-outer", about: "table-table outer join", outputs: [out()], steps: twoTables(206), topology: (b) => tableTable(b, "outer") },
   { name: "foreign-key-inner", about: "foreign-key inner join: foreign key changes, null foreign keys, tombstones on both sides", outputs: [out()], steps: ordersAndUsers(207), topology: (b) => foreignKeyJoin(b, "inner") },
   { name: "foreign-key-left", about: "foreign-key left join", outputs: [out()], steps: ordersAndUsers(208), topology: (b) => foreignKeyJoin(b, "left") },
+  { name: "stream-table-left-headers", about: "headers of stream-table join results (the stream record's)", outputs: [withHeaders(out())], steps: streamAndTable(209, true), topology: (b) => streamTable(b, "left") },
+  { name: "table-table-outer-headers", about: "headers of table-table join results", outputs: [withHeaders(out())], steps: twoTables(210, true), topology: (b) => tableTable(b, "outer") },
+  { name: "foreign-key-left-headers", about: "headers of foreign-key join results", outputs: [withHeaders(out())], steps: ordersAndUsers(211, true), topology: (b) => foreignKeyJoin(b, "left") },
 ];

@@ -3,11 +3,11 @@ import { Serdes } from "../../../lib/serdes/index.ts";
 import { events, interleave, pipe } from "../harness/inputs.ts";
 import type { Step } from "../harness/exchange.ts";
 import type { Scenario } from "../harness/scenario.ts";
-import { longStore, out, outLongs, stringStore, strings, sum, toLongs, toStrings } from "./common.ts";
+import { longStore, out, outLongs, stringStore, strings, sum, toLongs, toStrings, withHeaders } from "./common.ts";
 
 /** Table updates with tombstones, repeated values, and deletes of keys that never existed. */
-function updates(seed: number, keys: readonly string[] = ["a1", "a2", "b1", "b2"], count = 35): Step[] {
-  const changes = events({ seed, topic: "in", count, keys, stepMs: 50, jitterMs: 80, nullValueShare: 0.15, value: (_i, r) => String(1 + Math.floor(r() * 4)) });
+function updates(seed: number, headers = false, keys: readonly string[] = ["a1", "a2", "b1", "b2"], count = 35): Step[] {
+  const changes = events({ seed, headers, topic: "in", count, keys, stepMs: 50, jitterMs: 80, nullValueShare: 0.15, value: (_i, r) => String(1 + Math.floor(r() * 4)) });
   return interleave(seed + 1, changes, [pipe("in", "never", null, 10), pipe("in", "never2", null, 700), pipe("in", "never", null, 1200)]);
 }
 
@@ -147,5 +147,24 @@ export const tables: Scenario[] = [
         .filter(odd)
         .toStream()
         .to("out", toStrings),
+  },
+  {
+    name: "table-group-by-aggregate-headers",
+    about: "headers of a table aggregation's results, through the repartition topic",
+    outputs: [withHeaders(out())],
+    steps: updates(314, true),
+    topology: (b) =>
+      sourceTable(b)
+        .groupBy((k, v) => [k.slice(0, 1), v] as const, groupedByPrefix)
+        .aggregate(() => "", (_k, v, agg) => `${agg}+${v}`, (_k, v, agg) => `${agg}-${v}`, stringStore("trail"))
+        .toStream()
+        .to("out", toStrings),
+  },
+  {
+    name: "table-filter-map-values-headers",
+    about: "headers through a source table, filter and mapValues, tombstones included",
+    outputs: [withHeaders(out())],
+    steps: updates(315, true),
+    topology: (b) => sourceTable(b).filter(odd).mapValues(tripled).toStream().to("out", toStrings),
   },
 ];

@@ -4,7 +4,7 @@ import { Serdes } from "../../../lib/serdes/index.ts";
 import { events, interleave, pipe } from "../harness/inputs.ts";
 import type { Scenario } from "../harness/scenario.ts";
 import type { Step } from "../harness/exchange.ts";
-import { groupedStrings, outSessions, outTimeWindowed, stringStore, strings, sum } from "./common.ts";
+import { groupedStrings, outSessions, outTimeWindowed, stringStore, strings, sum, withHeaders } from "./common.ts";
 
 /** How results leave the windowed aggregation: every update, emitStrategy(onWindowClose), or suppress(untilWindowCloses). */
 type Emit = "update" | "close" | "suppress";
@@ -64,17 +64,26 @@ function sessionWindowed(b: StreamsBuilder, windows: SessionWindows, emit: Emit,
 
 const valueKind = (op: Op) => (op === "count" ? "long" : "string");
 
-function time(name: string, about: string, windows: () => TimeWindows | SlidingWindows, size: number, emit: Emit, op: Op, seed: number): Scenario {
-  return { name, about, outputs: [outTimeWindowed(size, valueKind(op))], steps: windowInput(seed), topology: (b) => timeWindowed(b, windows(), size, emit, op) };
-}
-
-function session(name: string, about: string, windows: () => SessionWindows, emit: Emit, op: Op, seed: number): Scenario {
+/** `headers`: the input records carry headers, and the results' headers are compared. */
+function time(name: string, about: string, windows: () => TimeWindows | SlidingWindows, size: number, emit: Emit, op: Op, seed: number, headers = false): Scenario {
+  const output = outTimeWindowed(size, valueKind(op));
   return {
     name,
     about,
-    outputs: [outSessions(valueKind(op))],
+    outputs: [headers ? withHeaders(output) : output],
+    steps: windowInput(seed, { headers }),
+    topology: (b) => timeWindowed(b, windows(), size, emit, op),
+  };
+}
+
+function session(name: string, about: string, windows: () => SessionWindows, emit: Emit, op: Op, seed: number, headers = false): Scenario {
+  const output = outSessions(valueKind(op));
+  return {
+    name,
+    about,
+    outputs: [headers ? withHeaders(output) : output],
     // Wider gaps between records than for time windows, so sessions both merge and close.
-    steps: windowInput(seed, { stepMs: 120, jitterMs: 400 }),
+    steps: windowInput(seed, { stepMs: 120, jitterMs: 400, headers }),
     topology: (b) => sessionWindowed(b, windows(), emit, op),
   };
 }
@@ -152,5 +161,25 @@ export const windows: Scenario[] = [
     outputs: [outSessions()],
     steps: withDroppedFutureRecords(46),
     topology: (b) => sessionWindowed(b, SessionWindows.ofInactivityGapAndGrace(300, 100), "close", "count", true, "drop"),
+  },
+  time("tumbling-count-update-headers", "headers of on-update windowed results", () => TimeWindows.ofSizeAndGrace(SIZE, 300), SIZE, "update", "count", 50, true),
+  time("tumbling-count-close-headers", "headers of results emitted on window close", () => TimeWindows.ofSizeAndGrace(SIZE, 300), SIZE, "close", "count", 51, true),
+  time("tumbling-sum-suppress-headers", "headers of suppressed final results", () => TimeWindows.ofSizeAndGrace(SIZE, 300), SIZE, "suppress", "sum", 52, true),
+  time("sliding-count-update-headers", "headers of sliding-window results, also of windows a record creates", () => SlidingWindows.ofTimeDifferenceAndGrace(500, 300), 500, "update", "count", 53, true),
+  session("session-count-update-headers", "headers of session results and of merge tombstones", () => SessionWindows.ofInactivityGapAndGrace(300, 200), "update", "count", 54, true),
+  {
+    name: "fan-out-tumbling-count-cached",
+    about: "one input record updates the same window three times: a caching window store collapses them",
+    outputs: [outTimeWindowed(SIZE)],
+    steps: windowInput(55),
+    topology(b) {
+      b.stream("in", strings)
+        .flatMapValues((v) => [v, v, v])
+        .groupByKey()
+        .windowedBy(TimeWindows.ofSizeAndGrace(SIZE, 300))
+        .count()
+        .toStream()
+        .to("out", Produced.with(WindowedSerdes.timeWindowed(Serdes.string(), SIZE), Serdes.int64()));
+    },
   },
 ];

@@ -3,8 +3,11 @@ package dev.sluice.parity.scenarios;
 import static dev.sluice.parity.scenarios.Common.*;
 
 import dev.sluice.parity.Registry;
+import java.util.List;
 import org.apache.kafka.common.serialization.Serdes;
-import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.common.utils.Bytes;
+import org.apache.kafka.streams.StreamsBuilder;
+import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.kstream.KGroupedStream;
 import org.apache.kafka.streams.kstream.Materialized;
 
@@ -34,5 +37,17 @@ public final class Aggregations {
                 .aggregate(() -> "", Materialized.with(Serdes.String(), Serdes.String()))
                 .toStream().to("out", TO_STRINGS);
         });
+
+        r.add("fan-out-count-cached", b -> fanOutCount(b, null));
+        r.add("fan-out-count-caching-disabled", b -> fanOutCount(b, longStore("counts").withCachingDisabled()));
+        r.add("fan-out-count-cache-off", b -> fanOutCount(b, null));
+
+        r.add("reduce-headers", b -> b.stream("in", STRINGS).groupByKey(GROUPED_STRINGS)
+            .reduce(Common::sum, stringStore("sums")).toStream().to("out", TO_STRINGS));
+    }
+
+    private static void fanOutCount(StreamsBuilder b, Materialized<String, Long, KeyValueStore<Bytes, byte[]>> store) {
+        KGroupedStream<String, String> grouped = b.stream("in", STRINGS).flatMapValues(v -> List.of(v, v, v)).groupByKey();
+        (store == null ? grouped.count() : grouped.count(store)).toStream().to("out", TO_LONGS);
     }
 }

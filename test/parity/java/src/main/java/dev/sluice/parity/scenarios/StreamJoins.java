@@ -24,6 +24,7 @@ public final class StreamJoins {
         add(r, "stream-stream-outer-nograce", Kind.OUTER, () -> JoinWindows.ofTimeDifferenceWithNoGrace(ms(200)));
         add(r, "stream-stream-outer-grace", Kind.OUTER, () -> JoinWindows.ofTimeDifferenceAndGrace(ms(200), ms(300)));
         add(r, "stream-stream-inner-asymmetric", Kind.INNER, () -> JoinWindows.ofTimeDifferenceAndGrace(ms(200), ms(100)).before(ms(100)).after(ms(300)));
+        add(r, "stream-stream-outer-headers", Kind.OUTER, () -> JoinWindows.ofTimeDifferenceAndGrace(ms(200), ms(100)));
         add(r, "stream-stream-left-asymmetric", Kind.LEFT, () -> JoinWindows.ofTimeDifferenceAndGrace(ms(200), ms(100)).before(ms(0)).after(ms(250)));
     }
 

@@ -30,6 +30,9 @@ public final class TableJoins {
         r.add("table-table-outer", b -> tableTable(b, Kind.OUTER));
         r.add("foreign-key-inner", b -> foreignKeyJoin(b, Kind.INNER));
         r.add("foreign-key-left", b -> foreignKeyJoin(b, Kind.LEFT));
+        r.add("stream-table-left-headers", b -> streamTable(b, Kind.LEFT));
+        r.add("table-table-outer-headers", b -> tableTable(b, Kind.OUTER));
+        r.add("foreign-key-left-headers", b -> foreignKeyJoin(b, Kind.LEFT));
     }
 
     private static void streamTable(StreamsBuilder b, Kind kind) {

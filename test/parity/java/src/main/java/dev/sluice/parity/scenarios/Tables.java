@@ -45,6 +45,11 @@ public final class Tables {
         r.add("stream-to-table", b -> b.stream("in", STRINGS).toTable().toStream().to("out", TO_STRINGS));
         r.add("stream-to-table-materialized-filter", b -> b.stream("in", STRINGS).toTable(stringStore("as-table"))
             .filter(ODD).toStream().to("out", TO_STRINGS));
+        r.add("table-group-by-aggregate-headers", b -> source(b, true)
+            .groupBy((k, v) -> KeyValue.pair(k.substring(0, 1), v), GROUPED_STRINGS)
+            .aggregate(() -> "", (k, v, agg) -> agg + "+" + v, (k, v, agg) -> agg + "-" + v, stringStore("trail"))
+            .toStream().to("out", TO_STRINGS));
+        r.add("table-filter-map-values-headers", b -> source(b, true).filter(ODD).mapValues(TRIPLED).toStream().to("out", TO_STRINGS));
     }
 
     private static KTable<String, String> source(StreamsBuilder b, boolean cached) {

@@ -4,6 +4,7 @@ import static dev.sluice.parity.scenarios.Common.*;
 
 import dev.sluice.parity.Registry;
 import java.time.Duration;
+import java.util.List;
 import java.util.function.Supplier;
 import org.apache.kafka.common.serialization.Serde;
 import org.apache.kafka.common.serialization.Serdes;
@@ -57,6 +58,18 @@ public final class Windows {
         r.add("filter-before-tumbling-update", b -> timeWindowed(b, TimeWindows.ofSizeAndGrace(ms(SIZE), ms(200)), SIZE, Emit.UPDATE, Op.COUNT, true, "drop"));
         r.add("filter-before-tumbling-close", b -> timeWindowed(b, TimeWindows.ofSizeAndGrace(ms(SIZE), ms(200)), SIZE, Emit.CLOSE, Op.COUNT, true, "drop"));
         r.add("filter-before-tumbling-suppress", b -> timeWindowed(b, TimeWindows.ofSizeAndGrace(ms(SIZE), ms(200)), SIZE, Emit.SUPPRESS, Op.COUNT, true, "drop"));
+        time(r, "tumbling-count-update-headers", () -> TimeWindows.ofSizeAndGrace(ms(SIZE), ms(300)), SIZE, Emit.UPDATE, Op.COUNT);
+        time(r, "tumbling-count-close-headers", () -> TimeWindows.ofSizeAndGrace(ms(SIZE), ms(300)), SIZE, Emit.CLOSE, Op.COUNT);
+        time(r, "tumbling-sum-suppress-headers", () -> TimeWindows.ofSizeAndGrace(ms(SIZE), ms(300)), SIZE, Emit.SUPPRESS, Op.SUM);
+        sliding(r, "sliding-count-update-headers", () -> SlidingWindows.ofTimeDifferenceAndGrace(ms(500), ms(300)), Emit.UPDATE, Op.COUNT);
+        session(r, "session-count-update-headers", () -> SessionWindows.ofInactivityGapAndGrace(ms(300), ms(200)), Emit.UPDATE, Op.COUNT, true, null);
+        r.add("fan-out-tumbling-count-cached", b -> b.stream("in", STRINGS)
+            .flatMapValues(v -> List.of(v, v, v))
+            .groupByKey()
+            .windowedBy(TimeWindows.ofSizeAndGrace(ms(SIZE), ms(300)))
+            .count()
+            .toStream()
+            .to("out", Produced.with(WindowedSerdes.timeWindowedSerdeFrom(String.class, SIZE), Serdes.Long())));
         session(r, "filter-before-session-close", () -> SessionWindows.ofInactivityGapAndGrace(ms(300), ms(100)), Emit.CLOSE, Op.COUNT, true, "drop");
     }
 
