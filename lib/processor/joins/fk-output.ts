@@ -53,7 +53,7 @@ export class ForeignKeyOutputProcessor implements Processor<unknown, ForeignKeyJ
     }
     const inputs = this.inputs!;
     const old = inputs.get(record.key)?.value ?? null;
-    if (value === null && old === null) return;
+    if (value === null && old === null && record.value.always !== true) return;
     inputs.put(record.key, value === null ? null : record.value);
     this.context.forward(record.withValue(change(value, old)));
   };

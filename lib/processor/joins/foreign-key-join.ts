@@ -46,6 +46,12 @@ export interface ForeignKeyJoinResult {
   readonly value: unknown;
   readonly left: unknown;
   readonly foreign: unknown;
+  /**
+   * Forward even a tombstone for a key without a result: Kafka Streams' inner join deletes
+   * the result whenever a row leaves a foreign key (DELETE_KEY_AND_PROPAGATE), not knowing
+   * whether it joined.
+   */
+  readonly always?: boolean;
 }
 
 function result(spec: ForeignKeyJoinSpec, key: unknown, left: unknown, foreign: unknown): ForeignKeyJoinResult {
@@ -63,7 +69,8 @@ function extract(spec: ForeignKeyJoinSpec, value: unknown): unknown {
  * Left table side: for each change of a left row, unsubscribe from the old foreign key
  * when it changes or the row goes, subscribe (with the hash of the new value) to the new
  * one. Results that need no foreign row are final at once: a deleted row's tombstone, and
- * a row without foreign key (null in a left join, nothing in an inner join).
+ * a row without foreign key (null in a left join; in an inner join nothing, or a tombstone
+ * when the row had a foreign key before, as Kafka Streams sends).
  */
 export class SubscriptionSendProcessor implements Processor<unknown, Change<unknown>, unknown, unknown> {
   private readonly nodeName: string;
@@ -99,8 +106,9 @@ export class SubscriptionSendProcessor implements Processor<unknown, Change<unkn
       const hash = valueHash(spec.leftValueSerde.serialize(spec.registrationSink, next));
       const message: Subscription = { subscribe: true, hash, primaryKey: record.key };
       this.context.forward(record.withKeyValue(newFk, message), spec.registrationSink);
-    } else {
-      this.context.forward(record.withValue(result(spec, record.key, next, null)), spec.output);
+    } else if (spec.leftJoin || oldFk !== null) {
+      // An inner join row without foreign key joins nothing; leaving one deletes the result.
+      this.context.forward(record.withValue({ ...result(spec, record.key, next, null), always: !spec.leftJoin }), spec.output);
     }
   };
 }
