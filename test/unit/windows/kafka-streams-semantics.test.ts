@@ -6,9 +6,9 @@
  * input (the parity suite, test/parity, checks the same against it on every run).
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { BufferConfig, Consumed, Materialized, StreamsBuilder, Suppressed } from "../../../lib/dsl/index.ts";
+import { BufferConfig, Consumed, Materialized, StreamsBuilder, Suppressed, type KGroupedStream } from "../../../lib/dsl/index.ts";
 import { consoleLogger, silentLogger } from "../../../lib/observability/index.ts";
-import { SessionWindows, SlidingWindows, TimeWindows, WindowedSerdes, setSkippedRecordLogger, type KGroupedStream } from "../../../lib/processor/index.ts";
+import { SessionWindows, SlidingWindows, TimeWindows, WindowedSerdes, setSkippedRecordLogger } from "../../../lib/processor/index.ts";
 import { Serdes } from "../../../lib/serdes/index.ts";
 import type { Windowed } from "../../../lib/state/index.ts";
 import { TopologyTestDriver } from "../../../lib/testing/index.ts";
@@ -30,7 +30,7 @@ function run(windowed: (g: Grouped) => { toStream(): { to(topic: string): void }
   const b = new StreamsBuilder();
   let stream = b.stream("in", Consumed.with(Serdes.string(), Serdes.string()));
   if (filterOut !== undefined) stream = stream.filter((_k, v) => v !== filterOut);
-  windowed(stream.groupByKey() as unknown as Grouped).toStream().to("out");
+  windowed(stream.groupByKey()).toStream().to("out");
   driver = new TopologyTestDriver(b.build());
   const topic = driver.createInputTopic("in", Serdes.string(), Serdes.string());
   const keySerde = (session ? WindowedSerdes.sessionWindowed(Serdes.string()) : WindowedSerdes.timeWindowed(Serdes.string(), 10)) as never;
@@ -157,11 +157,8 @@ describe("results and their timestamps", () => {
 
 describe("suppress(untilWindowCloses) closes as Kafka Streams' suppression does", () => {
   function suppressed(windows: SessionWindows | SlidingWindows, session: boolean, input: Array<[string, string, number]>): string[] {
-    return run(
-      (g) => (g.windowedBy(windows as never) as unknown as { count(m: unknown): { suppress(s: Suppressed): { toStream(): { to(t: string): void } } } }).count(counts()).suppress(Suppressed.untilWindowCloses(BufferConfig.unbounded())),
-      session,
-      input,
-    );
+    const untilClosed = Suppressed.untilWindowCloses(BufferConfig.unbounded());
+    return run((g) => (windows instanceof SessionWindows ? g.windowedBy(windows) : g.windowedBy(windows)).count(counts()).suppress(untilClosed), session, input);
   }
 
   it("a session at end + gap + grace", () => {
