@@ -1,7 +1,7 @@
 import type { Serde } from "../../serdes/index.ts";
 import type { Windowed } from "../../state/index.ts";
 import type { ProcessorContext } from "../api.ts";
-import { StreamRecord } from "../record.ts";
+import { NO_HEADERS, StreamRecord, type Headers } from "../record.ts";
 import { recordSkipped } from "../stateful/skipped-records.ts";
 import type { FinalResultBuffer } from "./final-result-buffer.ts";
 import { forwardResult, WindowedMetrics, type WindowedOperatorMetrics, type WindowedOutput } from "./late-records.ts";
@@ -60,9 +60,13 @@ export abstract class WindowedAggregateBase<K, V, VA> {
    * largest window time, so windows that closed before the restart stay closed.
    */
   private observed: number | null = null;
+  /** The headers of the record being processed: results carry them, as in Kafka Streams. */
+  private headers: Headers = NO_HEADERS;
 
-  /** Takes `timestampMs` into the observed stream time and returns it. */
-  protected observe(timestampMs: number, storeLowerBound: number): number {
+  /** Takes the record's timestamp into the observed stream time and returns it. */
+  protected observe(record: StreamRecord<K, V>, storeLowerBound: number): number {
+    const timestampMs = record.timestamp;
+    this.headers = record.headers;
     if (this.observed === null) this.observed = Math.max(-1, storeLowerBound, this.buffer?.streamTimeMs ?? -1);
     if (timestampMs > this.observed) this.observed = timestampMs;
     this.buffer?.observe(this.observed);
@@ -79,7 +83,7 @@ export abstract class WindowedAggregateBase<K, V, VA> {
     }
     if (this.cached) return;
     const windowed: Windowed<K> = { key, window: { startMs: window.startMs, endMs: window.endMs } };
-    forwardResult(this.context, options.output, new StreamRecord(windowed, options.change(value, options.sendOldValues ? old : null), timestampMs));
+    forwardResult(this.context, options.output, new StreamRecord(windowed, options.change(value, options.sendOldValues ? old : null), timestampMs, this.headers));
   }
 
   /** Emits (once) every buffered result whose window closed by `nowMs`. */
@@ -91,7 +95,7 @@ export abstract class WindowedAggregateBase<K, V, VA> {
       const value = options.aggregateSerde.deserialize(options.storeName, r.valueBytes);
       const windowed: Windowed<K> = { key, window: { startMs: r.startMs, endMs: r.endMs } };
       this.metrics.finalResults++;
-      forwardResult(this.context, options.output, new StreamRecord(windowed, options.change(value, null), r.timestampMs));
+      forwardResult(this.context, options.output, new StreamRecord(windowed, options.change(value, null), r.timestampMs, this.headers));
     }
   }
 
