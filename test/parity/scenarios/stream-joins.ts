@@ -1,6 +1,7 @@
 import { JoinWindows, StreamJoined, type StreamsBuilder } from "../../../lib/dsl/index.ts";
+import { Joined } from "../../../lib/dsl/index.ts";
 import { Serdes } from "../../../lib/serdes/index.ts";
-import { events, interleave, pipe } from "../harness/inputs.ts";
+import { advance, events, interleave, pipe } from "../harness/inputs.ts";
 import type { Step } from "../harness/exchange.ts";
 import type { Scenario } from "../harness/scenario.ts";
 import { out, strings, toStrings, withHeaders } from "./common.ts";
@@ -45,4 +46,44 @@ export const streamJoins: Scenario[] = [
   scenario("stream-stream-inner-asymmetric", "inner join with before(100) after(300)", "inner", () => JoinWindows.ofTimeDifferenceAndGrace(200, 100).before(100).after(300), 106),
   scenario("stream-stream-outer-headers", "headers of outer-join results, matched and emitted late unmatched", "outer", () => JoinWindows.ofTimeDifferenceAndGrace(200, 100), 108, true),
   scenario("stream-stream-left-asymmetric", "left join with before(0) after(250)", "left", () => JoinWindows.ofTimeDifferenceAndGrace(200, 100).before(0).after(250), 107),
+  {
+    name: "stream-stream-left-task-idling",
+    about: "left join with max.task.idle.ms = 300: records wait for the other side, so both are joined in time order",
+    config: { maxTaskIdleMs: 300 },
+    outputs: [out()],
+    // The wall clock moves now and then, so some waits end by the idle time running out.
+    steps: twoStreams(109).flatMap((step, i) => (i % 9 === 8 ? [step, advance(200)] : [step])),
+    topology: (b) => join(b, "left", JoinWindows.ofTimeDifferenceAndGrace(200, 100)),
+  },
+  {
+    name: "select-key-then-stream-stream-join",
+    about: "both sides re-keyed before a windowed join: each goes through its own repartition topic",
+    outputs: [out()],
+    steps: twoStreams(110),
+    topology(b) {
+      const rekey = (k: string | null, v: string | null): string | null => (v === null ? k : `${k}${v.length % 2}`);
+      const left = b.stream("left", strings).selectKey(rekey);
+      const right = b.stream("right", strings).selectKey(rekey);
+      left
+        .join(right, (l: string, r: string) => `${l}+${r}`, JoinWindows.ofTimeDifferenceAndGrace(200, 100), StreamJoined.with(Serdes.string(), Serdes.string(), Serdes.string()))
+        .to("out", toStrings);
+    },
+  },
+  {
+    name: "select-key-then-stream-table-join",
+    about: "a re-keyed stream joined with a table: the stream side is repartitioned first",
+    outputs: [out()],
+    steps: interleave(
+      111,
+      events({ seed: 112, topic: "left", count: 25, keys: ["x", "y"], stepMs: 60, nullValueShare: 0.05, value: (i) => `${"abc"[i % 3]}:${i}` }),
+      events({ seed: 113, topic: "right", count: 15, keys: ["a", "b", "c"], stepMs: 90, nullValueShare: 0.15, value: (i) => `T${i}` }),
+    ),
+    topology(b) {
+      const table = b.table("right", strings);
+      b.stream("left", strings)
+        .selectKey((k, v) => (v === null ? k : v.split(":")[0]!))
+        .leftJoin(table, (l, t) => `${l}+${t}`, Joined.with(Serdes.string(), Serdes.string(), Serdes.string()))
+        .to("out", toStrings);
+    },
+  },
 ];

@@ -182,4 +182,35 @@ export const windows: Scenario[] = [
         .to("out", Produced.with(WindowedSerdes.timeWindowed(Serdes.string(), SIZE), Serdes.int64()));
     },
   },
+  {
+    name: "group-by-then-tumbling-suppress",
+    about: "a windowed count behind a key-changing groupBy (repartition topic), suppressed",
+    outputs: [outTimeWindowed(SIZE)],
+    steps: windowInput(56, { keys: ["a1", "a2", "b1", "b2"] }),
+    topology(b) {
+      b.stream("in", strings)
+        .groupBy((k) => k!.slice(0, 1), groupedStrings)
+        .windowedBy(TimeWindows.ofSizeAndGrace(SIZE, 300))
+        .count()
+        .suppress(Suppressed.untilWindowCloses(BufferConfig.unbounded()))
+        .toStream()
+        .to("out", Produced.with(WindowedSerdes.timeWindowed(Serdes.string(), SIZE), Serdes.int64()));
+    },
+  },
+  {
+    name: "merge-then-tumbling-close",
+    about: "two topics merged into one windowed count emitted on close: stream time over both",
+    outputs: [outTimeWindowed(SIZE)],
+    steps: interleave(57, windowInput(58), events({ seed: 59, topic: "in2", count: 30, keys: KEYS, stepMs: 90, jitterMs: 300 })),
+    topology(b) {
+      b.stream("in", strings)
+        .merge(b.stream("in2", strings))
+        .groupByKey(groupedStrings)
+        .windowedBy(TimeWindows.ofSizeAndGrace(SIZE, 200))
+        .emitStrategy(EmitStrategy.onWindowClose())
+        .count()
+        .toStream()
+        .to("out", Produced.with(WindowedSerdes.timeWindowed(Serdes.string(), SIZE), Serdes.int64()));
+    },
+  },
 ];

@@ -8,6 +8,9 @@ import java.util.function.Supplier;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.StreamsBuilder;
 import org.apache.kafka.streams.kstream.JoinWindows;
+import org.apache.kafka.streams.kstream.Joined;
+import org.apache.kafka.streams.kstream.KTable;
+import org.apache.kafka.streams.kstream.KeyValueMapper;
 import org.apache.kafka.streams.kstream.KStream;
 import org.apache.kafka.streams.kstream.StreamJoined;
 import org.apache.kafka.streams.kstream.ValueJoiner;
@@ -26,6 +29,24 @@ public final class StreamJoins {
         add(r, "stream-stream-inner-asymmetric", Kind.INNER, () -> JoinWindows.ofTimeDifferenceAndGrace(ms(200), ms(100)).before(ms(100)).after(ms(300)));
         add(r, "stream-stream-outer-headers", Kind.OUTER, () -> JoinWindows.ofTimeDifferenceAndGrace(ms(200), ms(100)));
         add(r, "stream-stream-left-asymmetric", Kind.LEFT, () -> JoinWindows.ofTimeDifferenceAndGrace(ms(200), ms(100)).before(ms(0)).after(ms(250)));
+        add(r, "stream-stream-left-task-idling", Kind.LEFT, () -> JoinWindows.ofTimeDifferenceAndGrace(ms(200), ms(100)));
+
+        r.add("select-key-then-stream-stream-join", b -> {
+            KeyValueMapper<String, String, String> rekey = (k, v) -> v == null ? k : k + (v.length() % 2);
+            KStream<String, String> left = b.stream("left", STRINGS).selectKey(rekey);
+            KStream<String, String> right = b.stream("right", STRINGS).selectKey(rekey);
+            left.join(right, (l, rv) -> l + "+" + rv, JoinWindows.ofTimeDifferenceAndGrace(ms(200), ms(100)),
+                    StreamJoined.with(Serdes.String(), Serdes.String(), Serdes.String()))
+                .to("out", TO_STRINGS);
+        });
+
+        r.add("select-key-then-stream-table-join", b -> {
+            KTable<String, String> table = b.table("right", STRINGS);
+            b.stream("left", STRINGS)
+                .selectKey((k, v) -> v == null ? k : v.split(":")[0])
+                .leftJoin(table, (l, t) -> l + "+" + t, Joined.with(Serdes.String(), Serdes.String(), Serdes.String()))
+                .to("out", TO_STRINGS);
+        });
     }
 
     private static void add(Registry r, String name, Kind kind, Supplier<JoinWindows> windows) {

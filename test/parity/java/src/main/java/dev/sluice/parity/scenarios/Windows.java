@@ -70,6 +70,21 @@ public final class Windows {
             .count()
             .toStream()
             .to("out", Produced.with(WindowedSerdes.timeWindowedSerdeFrom(String.class, SIZE), Serdes.Long())));
+        r.add("group-by-then-tumbling-suppress", b -> b.stream("in", STRINGS)
+            .groupBy((k, v) -> k.substring(0, 1), GROUPED_STRINGS)
+            .windowedBy(TimeWindows.ofSizeAndGrace(ms(SIZE), ms(300)))
+            .count()
+            .suppress(Suppressed.untilWindowCloses(Suppressed.BufferConfig.unbounded()))
+            .toStream()
+            .to("out", Produced.with(WindowedSerdes.timeWindowedSerdeFrom(String.class, SIZE), Serdes.Long())));
+        r.add("merge-then-tumbling-close", b -> b.stream("in", STRINGS)
+            .merge(b.stream("in2", STRINGS))
+            .groupByKey(GROUPED_STRINGS)
+            .windowedBy(TimeWindows.ofSizeAndGrace(ms(SIZE), ms(200)))
+            .emitStrategy(EmitStrategy.onWindowClose())
+            .count()
+            .toStream()
+            .to("out", Produced.with(WindowedSerdes.timeWindowedSerdeFrom(String.class, SIZE), Serdes.Long())));
         session(r, "filter-before-session-close", () -> SessionWindows.ofInactivityGapAndGrace(ms(300), ms(100)), Emit.CLOSE, Op.COUNT, true, "drop");
     }
 
