@@ -122,4 +122,18 @@ export const aggregations: Scenario[] = [
       b.stream("in", strings).groupByKey(groupedStrings).reduce(sum, stringStore("sums")).toStream().to("out", toStrings);
     },
   },
+  {
+    name: "fan-out-repartition-count-cached",
+    about: "three re-keyed copies of each record go through a repartition topic into a caching count",
+    outputs: [outLongs()],
+    steps: events({ seed: 9, topic: "in", count: 20, keys: KEYS, stepMs: 100, jitterMs: 150 }),
+    topology(b) {
+      b.stream("in", strings)
+        .flatMap((k, v) => [[`${v}`, k], [`${v}`, k], [`${v}`, k]] as const)
+        .groupByKey(groupedStrings)
+        .count()
+        .toStream()
+        .to("out", toLongs);
+    },
+  },
 ];

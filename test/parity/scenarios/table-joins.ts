@@ -3,7 +3,7 @@ import { Serdes } from "../../../lib/serdes/index.ts";
 import { events, interleave, pipe } from "../harness/inputs.ts";
 import type { Step } from "../harness/exchange.ts";
 import type { Scenario } from "../harness/scenario.ts";
-import { out, strings, toStrings, withHeaders } from "./common.ts";
+import { out, stringStore, strings, toStrings, withHeaders } from "./common.ts";
 
 type Kind = "inner" | "left" | "outer";
 const joiner = (l: string | null, r: string | null): string => `${l}+${r}`;
@@ -65,10 +65,12 @@ const foreignKey = (order: string): string | null => {
   return user === "-" ? null : user;
 };
 
-function foreignKeyJoin(b: StreamsBuilder, kind: Exclude<Kind, "outer">): void {
+/** `materialized`: the join result goes into a caching store of its own. */
+function foreignKeyJoin(b: StreamsBuilder, kind: Exclude<Kind, "outer">, materialized = false): void {
   const orders = b.table("orders", strings);
   const users = b.table("users", strings);
-  const result = kind === "inner" ? orders.join(users, foreignKey, joiner) : orders.leftJoin(users, foreignKey, joiner);
+  const store = materialized ? stringStore("joined") : undefined;
+  const result = kind === "inner" ? orders.join(users, foreignKey, joiner, store) : orders.leftJoin(users, foreignKey, joiner, store);
   result.toStream().to("out", toStrings);
 }
 
@@ -85,4 +87,5 @@ export const tableJoins: Scenario[] = [
   { name: "stream-table-left-headers", about: "headers of stream-table join results (the stream record's)", outputs: [withHeaders(out())], steps: streamAndTable(209, true), topology: (b) => streamTable(b, "left") },
   { name: "table-table-outer-headers", about: "headers of table-table join results", outputs: [withHeaders(out())], steps: twoTables(210, true), topology: (b) => tableTable(b, "outer") },
   { name: "foreign-key-left-headers", about: "headers of foreign-key join results", outputs: [withHeaders(out())], steps: ordersAndUsers(211, true), topology: (b) => foreignKeyJoin(b, "left") },
+  { name: "foreign-key-left-materialized", about: "foreign-key left join into a caching store: responses that come back for the same order", outputs: [out()], steps: ordersAndUsers(212), topology: (b) => foreignKeyJoin(b, "left", true) },
 ];

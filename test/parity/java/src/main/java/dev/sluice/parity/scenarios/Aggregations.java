@@ -6,6 +6,7 @@ import dev.sluice.parity.Registry;
 import java.util.List;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.common.utils.Bytes;
+import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.StreamsBuilder;
 import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.kstream.KGroupedStream;
@@ -41,6 +42,13 @@ public final class Aggregations {
         r.add("fan-out-count-cached", b -> fanOutCount(b, null));
         r.add("fan-out-count-caching-disabled", b -> fanOutCount(b, longStore("counts").withCachingDisabled()));
         r.add("fan-out-count-cache-off", b -> fanOutCount(b, null));
+
+        r.add("fan-out-repartition-count-cached", b -> b.stream("in", STRINGS)
+            .flatMap((k, v) -> List.of(KeyValue.pair(v, k), KeyValue.pair(v, k), KeyValue.pair(v, k)))
+            .groupByKey(GROUPED_STRINGS)
+            .count()
+            .toStream()
+            .to("out", TO_LONGS));
 
         r.add("reduce-headers", b -> b.stream("in", STRINGS).groupByKey(GROUPED_STRINGS)
             .reduce(Common::sum, stringStore("sums")).toStream().to("out", TO_STRINGS));

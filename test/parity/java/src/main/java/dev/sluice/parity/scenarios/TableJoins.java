@@ -33,6 +33,7 @@ public final class TableJoins {
         r.add("stream-table-left-headers", b -> streamTable(b, Kind.LEFT));
         r.add("table-table-outer-headers", b -> tableTable(b, Kind.OUTER));
         r.add("foreign-key-left-headers", b -> foreignKeyJoin(b, Kind.LEFT));
+        r.add("foreign-key-left-materialized", b -> foreignKeyJoin(b, Kind.LEFT, true));
     }
 
     private static void streamTable(StreamsBuilder b, Kind kind) {
@@ -60,13 +61,20 @@ public final class TableJoins {
     }
 
     private static void foreignKeyJoin(StreamsBuilder b, Kind kind) {
+        foreignKeyJoin(b, kind, false);
+    }
+
+    /** materialized: the join result goes into a caching store of its own. */
+    private static void foreignKeyJoin(StreamsBuilder b, Kind kind, boolean materialized) {
         KTable<String, String> orders = b.table("orders", STRINGS);
         KTable<String, String> users = b.table("users", STRINGS);
         Function<String, String> foreignKey = order -> {
             String user = order.split("\\|")[0];
             return user.equals("-") ? null : user;
         };
-        KTable<String, String> result = kind == Kind.INNER ? orders.join(users, foreignKey, JOINER) : orders.leftJoin(users, foreignKey, JOINER);
+        KTable<String, String> result = materialized
+            ? (kind == Kind.INNER ? orders.join(users, foreignKey, JOINER, stringStore("joined")) : orders.leftJoin(users, foreignKey, JOINER, stringStore("joined")))
+            : (kind == Kind.INNER ? orders.join(users, foreignKey, JOINER) : orders.leftJoin(users, foreignKey, JOINER));
         result.toStream().to("out", TO_STRINGS);
     }
 }
