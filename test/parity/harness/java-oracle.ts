@@ -30,7 +30,13 @@ function compile(): string {
   if (existsSync(classes)) return classes;
   const partial = `${classes}.partial-${process.pid}`;
   run("javac", ["--release", "17", "-encoding", "UTF-8", "-d", partial, "-cp", readFileSync(CLASSPATH_FILE, "utf8").trim(), ...sources], "compiling test/parity/java");
-  renameSync(partial, classes);
+  try {
+    renameSync(partial, classes);
+  } catch (error) {
+    // A concurrent run compiled the same sources first; its build is as good as ours.
+    rmSync(partial, { recursive: true, force: true });
+    if (!existsSync(classes)) throw error;
+  }
   removeStaleBuilds(classes);
   return classes;
 }
