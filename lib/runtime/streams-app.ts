@@ -170,7 +170,7 @@ export class StreamsApp {
     this.#plan = plan;
     if (topology.globalStores.length > 0) {
       await sourcePartitionCounts(admin, topology.globalStores.map((g) => g.topic));
-      const global = (this.#global = new GlobalStores(topology, config.applicationId, this.#stateDirectory, this.#logger));
+      const global = (this.#global = new GlobalStores(topology, config.applicationId, this.#stateDirectory, this.#logger, this.#handlerConfig()));
       await global.catchUp(this.#client, admin, config.processingGuarantee === "exactly_once");
     }
     const created = await ensureInternalTopics(admin, config.applicationId, this.#plan.internal);
@@ -229,7 +229,7 @@ export class StreamsApp {
     const literal = topology.subtopologies.flatMap((sub) => sub.sourceTopics(config.applicationId));
     const patterns = topology.subtopologies.flatMap((sub) => sub.sourcePatterns(config.applicationId));
     await consumer.subscribe([...new Set(literal), ...patterns], true);
-    await this.#global?.follow(client, config.applicationId, exactlyOnce, config.commitIntervalMs);
+    await this.#global?.follow(client, config.applicationId, exactlyOnce, config.commitIntervalMs, (error) => this.#enterError(error));
     thread.start();
     await consumer.run({
       onAssigned: (partitions) => thread.onAssigned(partitions),
