@@ -1,7 +1,7 @@
 import type { Serde } from "../../serdes/index.ts";
 import type { Windowed } from "../../state/index.ts";
 import type { ProcessorContext } from "../api.ts";
-import { NO_HEADERS, StreamRecord, type Headers } from "../record.ts";
+import { StreamRecord } from "../record.ts";
 import { recordSkipped } from "../stateful/skipped-records.ts";
 import type { FinalResultBuffer } from "./final-result-buffer.ts";
 import { forwardResult, WindowedMetrics, type WindowedOperatorMetrics, type WindowedOutput } from "./late-records.ts";
@@ -60,13 +60,8 @@ export abstract class WindowedAggregateBase<K, V, VA> {
    * largest window time, so windows that closed before the restart stay closed.
    */
   private observed: number | null = null;
-  /** The headers of the record being processed: results carry them, as in Kafka Streams. */
-  private headers: Headers = NO_HEADERS;
-
-  /** Takes the record's timestamp into the observed stream time and returns it. */
-  protected observe(record: StreamRecord<K, V>, storeLowerBound: number): number {
-    const timestampMs = record.timestamp;
-    this.headers = record.headers;
+  /** Takes `timestampMs` into the observed stream time and returns it. */
+  protected observe(timestampMs: number, storeLowerBound: number): number {
     if (this.observed === null) this.observed = Math.max(-1, storeLowerBound, this.buffer?.streamTimeMs ?? -1);
     if (timestampMs > this.observed) this.observed = timestampMs;
     this.buffer?.observe(this.observed);
@@ -83,7 +78,7 @@ export abstract class WindowedAggregateBase<K, V, VA> {
     }
     if (this.cached) return;
     const windowed: Windowed<K> = { key, window: { startMs: window.startMs, endMs: window.endMs } };
-    forwardResult(this.context, options.output, new StreamRecord(windowed, options.change(value, options.sendOldValues ? old : null), timestampMs, this.headers));
+    forwardResult(this.context, options.output, new StreamRecord(windowed, options.change(value, options.sendOldValues ? old : null), timestampMs, this.context.headers));
   }
 
   /** Emits (once) every buffered result whose window closed by `nowMs`. */
@@ -95,7 +90,7 @@ export abstract class WindowedAggregateBase<K, V, VA> {
       const value = options.aggregateSerde.deserialize(options.storeName, r.valueBytes);
       const windowed: Windowed<K> = { key, window: { startMs: r.startMs, endMs: r.endMs } };
       this.metrics.finalResults++;
-      forwardResult(this.context, options.output, new StreamRecord(windowed, options.change(value, null), r.timestampMs, this.headers));
+      forwardResult(this.context, options.output, new StreamRecord(windowed, options.change(value, null), r.timestampMs, this.context.headers));
     }
   }
 
@@ -105,7 +100,8 @@ export abstract class WindowedAggregateBase<K, V, VA> {
     const { options } = this;
     this.cached = store.setFlushListener((r) => {
       if (r.newValue === null && r.oldValue === null) return;
-      forwardResult(this.context, options.output, new StreamRecord(r.key, options.change(r.newValue, options.sendOldValues ? r.oldValue : null), r.timestampMs));
+      // The cache restored the record context of the write, so these are the headers of the record that made the change.
+      forwardResult(this.context, options.output, new StreamRecord(r.key, options.change(r.newValue, options.sendOldValues ? r.oldValue : null), r.timestampMs, this.context.headers));
     }, options.sendOldValues);
   }
 

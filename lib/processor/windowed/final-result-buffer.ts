@@ -1,4 +1,6 @@
 import type { KeyValueStore, StateStore } from "../../state/index.ts";
+import type { Headers } from "../record.ts";
+import { decodeHeaders, encodeHeaders } from "./buffered-headers.ts";
 
 /** The entry that holds the buffer's stream time; result keys start with a close time < 2^53 (byte 0x00) and are 24+ bytes. */
 const STREAM_TIME_KEY = Buffer.from([0xff]);
@@ -17,6 +19,8 @@ export interface BufferedResult {
   readonly keyBytes: Buffer;
   readonly valueBytes: Buffer;
   readonly timestampMs: number;
+  /** The headers kept with the result (suppression: those of the change it holds). */
+  readonly headers: Headers;
 }
 
 /**
@@ -73,7 +77,7 @@ export class FinalResultBuffer implements StateStore {
   }
 
   /** Keeps the window's latest result (null: forget it, e.g. a session merged into another). */
-  put(closesAtMs: number, startMs: number, endMs: number, keyBytes: Buffer, valueBytes: Buffer | null, timestampMs: number): void {
+  put(closesAtMs: number, startMs: number, endMs: number, keyBytes: Buffer, valueBytes: Buffer | null, timestampMs: number, headers?: Headers): void {
     const key = this.startBeforeKey
       ? Buffer.concat([int64(closesAtMs), int64(startMs), keyBytes, int64(endMs)])
       : Buffer.concat([int64(closesAtMs), keyBytes, int64(startMs), int64(endMs)]);
@@ -81,7 +85,7 @@ export class FinalResultBuffer implements StateStore {
       this.store.delete(key);
       return;
     }
-    this.store.put(key, Buffer.concat([int64(timestampMs), valueBytes]));
+    this.store.put(key, Buffer.concat([int64(timestampMs), encodeHeaders(headers), valueBytes]));
     if (closesAtMs < this.earliestClose) this.earliestClose = closesAtMs;
   }
 
@@ -105,7 +109,7 @@ export class FinalResultBuffer implements StateStore {
         startMs: Number(key.readBigInt64BE(this.startBeforeKey ? 8 : key.length - 16)),
         endMs: Number(key.readBigInt64BE(key.length - 8)),
         keyBytes: this.startBeforeKey ? key.subarray(16, key.length - 8) : key.subarray(8, key.length - 16),
-        valueBytes: value.subarray(8),
+        ...decodeHeaders(value, 8),
         timestampMs: Number(value.readBigInt64BE(0)),
       });
     }

@@ -48,7 +48,7 @@ export class SuppressProcessor<K, V> implements Processor<Windowed<K>, Change<V>
     const keyBytes = options.keySerde.serialize(options.bufferStoreName, key) ?? Buffer.alloc(0);
     const value = record.value.newValue;
     const closes = window.endMs + options.suppressAfterEndMs;
-    buffer.put(closes, window.startMs, window.endMs, keyBytes, options.valueSerde.serialize(options.bufferStoreName, value), record.timestamp);
+    buffer.put(closes, window.startMs, window.endMs, keyBytes, options.valueSerde.serialize(options.bufferStoreName, value), record.timestamp, record.headers);
     this.emitClosed(now);
   };
 
@@ -58,7 +58,8 @@ export class SuppressProcessor<K, V> implements Processor<Windowed<K>, Change<V>
       const key = options.keySerde.deserialize(options.bufferStoreName, r.keyBytes) as K;
       const value = options.valueSerde.deserialize(options.bufferStoreName, r.valueBytes);
       this.metrics.finalResults++;
-      this.context.forward(new StreamRecord({ key, window: { startMs: r.startMs, endMs: r.endMs } }, { newValue: value, oldValue: null }, r.timestampMs));
+      // As in Kafka Streams, a final result leaves with the headers of the change it holds.
+      this.context.forward(new StreamRecord({ key, window: { startMs: r.startMs, endMs: r.endMs } }, { newValue: value, oldValue: null }, r.timestampMs, r.headers));
     }
   }
 }

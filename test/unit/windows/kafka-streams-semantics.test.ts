@@ -8,7 +8,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { BufferConfig, Consumed, Materialized, StreamsBuilder, Suppressed, type KGroupedStream } from "../../../lib/dsl/index.ts";
 import { consoleLogger, silentLogger } from "../../../lib/observability/index.ts";
-import { SessionWindows, SlidingWindows, TimeWindows, WindowedSerdes, setSkippedRecordLogger } from "../../../lib/processor/index.ts";
+import { EmitStrategy, SessionWindows, SlidingWindows, TimeWindows, WindowedSerdes, setSkippedRecordLogger } from "../../../lib/processor/index.ts";
 import { Serdes } from "../../../lib/serdes/index.ts";
 import type { Windowed } from "../../../lib/state/index.ts";
 import { TopologyTestDriver } from "../../../lib/testing/index.ts";
@@ -177,5 +177,36 @@ describe("suppress(untilWindowCloses) closes as Kafka Streams' suppression does"
       ["j", "v", 15], // [0, 10] ends at 10: 10 + 5
     ]);
     expect(lines).toEqual(["15: k@0..10=1 ts 10"]);
+  });
+});
+
+describe("headers of windowed results (as in Kafka Streams)", () => {
+  /** Pipes k@1 (seq 1), k@2 (seq 2), j@100 (seq 3) and returns each result's window start, value and `seq` header. */
+  function seqHeaders(build: (g: Grouped) => { toStream(): { to(topic: string): void } }): string[] {
+    const b = new StreamsBuilder();
+    build(b.stream("in", Consumed.with(Serdes.string(), Serdes.string())).groupByKey()).toStream().to("out");
+    driver = new TopologyTestDriver(b.build());
+    const topic = driver.createInputTopic("in", Serdes.string(), Serdes.string());
+    const out = driver.createOutputTopic<Windowed<string>, bigint>("out", WindowedSerdes.timeWindowed(Serdes.string(), 10) as never, Serdes.int64());
+    topic.pipeInput("k", "v", 1, { seq: "1" });
+    topic.pipeInput("k", "v", 2, { seq: "2" });
+    topic.pipeInput("j", "v", 100, { seq: "3" });
+    return out.readRecordsToList().map((r) => `${r.key!.key}@${r.key!.window.startMs}=${r.value} seq ${String(r.headers.seq)}`);
+  }
+  const tumbling = TimeWindows.ofSizeWithNoGrace(10);
+
+  it("on update, with and without a cache: the headers of the record that made the change", () => {
+    const expected = ["k@0=1 seq 1", "k@0=2 seq 2", "j@100=1 seq 3"];
+    expect(seqHeaders((g) => g.windowedBy(tumbling).count())).toEqual(expected);
+    driver!.close();
+    expect(seqHeaders((g) => g.windowedBy(tumbling).count(counts()))).toEqual(expected);
+  });
+
+  it("on close: the headers of the record that closed the window", () => {
+    expect(seqHeaders((g) => g.windowedBy(tumbling).emitStrategy(EmitStrategy.onWindowClose()).count())).toEqual(["k@0=2 seq 3"]);
+  });
+
+  it("suppressed: the headers of the last change the suppression held", () => {
+    expect(seqHeaders((g) => g.windowedBy(tumbling).count().suppress(Suppressed.untilWindowCloses(BufferConfig.unbounded())))).toEqual(["k@0=2 seq 2"]);
   });
 });
