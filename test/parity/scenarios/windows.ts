@@ -14,13 +14,18 @@ type Op = "count" | "sum" | "concat";
 const SIZE = 1000;
 const KEYS = ["a", "b"];
 
+interface InputOptions extends Partial<Parameters<typeof events>[0]> {
+  /** How far after the last record the closing record comes. Default 10 s. */
+  readonly closeAfterMs?: number;
+}
+
 /**
  * Out-of-order records over a few windows, with stragglers both within and beyond grace, and
  * at the end one record far ahead (key "z") that closes every window still open.
  */
-function windowInput(seed: number, extra: Partial<Parameters<typeof events>[0]> = {}): Step[] {
+function windowInput(seed: number, { closeAfterMs = 10_000, ...extra }: InputOptions = {}): Step[] {
   const steps = events({ seed, topic: "in", count: 45, keys: KEYS, stepMs: 70, jitterMs: 250, lateShare: 0.15, lateByMs: 1500, ...extra });
-  return [...steps, pipe("in", "z", "1", Math.max(...steps.map((s) => s.timestamp)) + 10_000)];
+  return [...steps, pipe("in", "z", "1", Math.max(...steps.map((s) => s.timestamp)) + closeAfterMs)];
 }
 
 /** The time or sliding windowed aggregation every such scenario runs (Windows.java: timeWindowed). */
@@ -65,13 +70,13 @@ function sessionWindowed(b: StreamsBuilder, windows: SessionWindows, emit: Emit,
 const valueKind = (op: Op) => (op === "count" ? "long" : "string");
 
 /** `headers`: the input records carry headers, and the results' headers are compared. */
-function time(name: string, about: string, windows: () => TimeWindows | SlidingWindows, size: number, emit: Emit, op: Op, seed: number, headers = false): Scenario {
+function time(name: string, about: string, windows: () => TimeWindows | SlidingWindows, size: number, emit: Emit, op: Op, seed: number, headers = false, closeAfterMs?: number): Scenario {
   const output = outTimeWindowed(size, valueKind(op));
   return {
     name,
     about,
     outputs: [headers ? withHeaders(output) : output],
-    steps: windowInput(seed, { headers }),
+    steps: windowInput(seed, { headers, closeAfterMs }),
     topology: (b) => timeWindowed(b, windows(), size, emit, op),
   };
 }
@@ -108,7 +113,17 @@ export const windows: Scenario[] = [
   time("sliding-count-nograce-update", "sliding windows (500), no grace, every update", () => SlidingWindows.ofTimeDifferenceWithNoGrace(500), 500, "update", "count", 20),
   time("sliding-count-grace-update", "sliding windows (500), 300 ms grace, every update", () => SlidingWindows.ofTimeDifferenceAndGrace(500, 300), 500, "update", "count", 21),
   time("sliding-concat-grace-suppress", "sliding windows (500), 300 ms grace, aggregate, suppress", () => SlidingWindows.ofTimeDifferenceAndGrace(500, 300), 500, "suppress", "concat", 22),
-  time("sliding-count-grace-close", "sliding windows (500), 300 ms grace, emit on close", () => SlidingWindows.ofTimeDifferenceAndGrace(500, 300), 500, "close", "count", 23),
+  // The closing record comes within the store's retention (2 x 500 + 300 ms) of the last windows; see the next one.
+  time("sliding-count-grace-close", "sliding windows (500), 300 ms grace, emit on close", () => SlidingWindows.ofTimeDifferenceAndGrace(500, 300), 500, "close", "count", 23, false, 1000),
+  time(
+    "sliding-count-close-after-time-jump",
+    "emit on close when stream time jumps past the store's retention: Kafka Streams no longer emits the windows left behind",
+    () => SlidingWindows.ofTimeDifferenceAndGrace(500, 300),
+    500,
+    "close",
+    "count",
+    23,
+  ),
   session("session-count-nograce-update", "sessions (gap 300), no grace, every update (merges send tombstones)", () => SessionWindows.ofInactivityGapWithNoGrace(300), "update", "count", 30),
   session("session-count-grace-update", "sessions (gap 300), 200 ms grace, every update", () => SessionWindows.ofInactivityGapAndGrace(300, 200), "update", "count", 31),
   session("session-sum-grace-suppress", "sessions (gap 300), 200 ms grace, reduce, suppress", () => SessionWindows.ofInactivityGapAndGrace(300, 200), "suppress", "sum", 32),

@@ -48,6 +48,7 @@ public final class Windows {
         sliding(r, "sliding-count-grace-update", () -> SlidingWindows.ofTimeDifferenceAndGrace(ms(500), ms(300)), Emit.UPDATE, Op.COUNT);
         sliding(r, "sliding-concat-grace-suppress", () -> SlidingWindows.ofTimeDifferenceAndGrace(ms(500), ms(300)), Emit.SUPPRESS, Op.CONCAT);
         sliding(r, "sliding-count-grace-close", () -> SlidingWindows.ofTimeDifferenceAndGrace(ms(500), ms(300)), Emit.CLOSE, Op.COUNT);
+        sliding(r, "sliding-count-close-after-time-jump", () -> SlidingWindows.ofTimeDifferenceAndGrace(ms(500), ms(300)), Emit.CLOSE, Op.COUNT);
         session(r, "session-count-nograce-update", () -> SessionWindows.ofInactivityGapWithNoGrace(ms(300)), Emit.UPDATE, Op.COUNT, true, null);
         session(r, "session-count-grace-update", () -> SessionWindows.ofInactivityGapAndGrace(ms(300), ms(200)), Emit.UPDATE, Op.COUNT, true, null);
         session(r, "session-sum-grace-suppress", () -> SessionWindows.ofInactivityGapAndGrace(ms(300), ms(200)), Emit.SUPPRESS, Op.SUM, true, null);
