@@ -50,6 +50,18 @@ describe("caching layer", () => {
     expect(flushed).toEqual([]);
   });
 
+  it("a window store with a budget of 0 holds nothing back either: no listener, every write in the changelog", () => {
+    const store = Stores.windowStoreBuilder("win", { retentionMs: 100, windowSizeMs: 10 }, stringSerde, stringSerde)
+      .withCachingEnabled(0)
+      .build(fx.context);
+    expect(store.setFlushListener(() => flushed.push({ key: "?", newValue: null, oldValue: null, timestampMs: 0 }))).toBe(false);
+    store.put("a", "1", 0);
+    store.put("a", "2", 0);
+    expect(fx.changelog("win").records).toHaveLength(2);
+    expect(store.fetchWindow("a", 0)).toBe("2");
+    expect(flushed).toEqual([]);
+  });
+
   it("tells the listener nothing of a key written and deleted again within the interval", () => {
     const store = cachedStore(undefined, true);
     store.put("gone", "1");
