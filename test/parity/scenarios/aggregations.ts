@@ -136,4 +136,24 @@ export const aggregations: Scenario[] = [
         .to("out", toLongs);
     },
   },
+  {
+    name: "cogroup-with-repartition",
+    about: "cogroup of a grouped-by-key stream and a re-keyed (repartitioned) one",
+    outputs: [out()],
+    steps: interleave(
+      10,
+      events({ seed: 101, topic: "left", count: 20, keys: KEYS, stepMs: 100 }),
+      events({ seed: 102, topic: "right", count: 20, keys: ["a1", "b1", "c1"], stepMs: 100, nullValueShare: 0.1 }),
+    ),
+    topology(b) {
+      const left = b.stream("left", strings).groupByKey(groupedStrings);
+      const right = b.stream("right", strings).groupBy((k) => k!.slice(0, 1), groupedStrings);
+      left
+        .cogroup<string>((_k, v, agg) => agg + "L" + v)
+        .cogroup(right, (_k, v, agg) => agg + "R" + v)
+        .aggregate(() => "", Materialized.with(Serdes.string(), Serdes.string()))
+        .toStream()
+        .to("out", toStrings);
+    },
+  },
 ];

@@ -86,4 +86,25 @@ export const streamJoins: Scenario[] = [
         .to("out", toStrings);
     },
   },
+  {
+    name: "stream-stream-self-join",
+    about: "a stream joined with itself: each record meets itself and its neighbours in the window",
+    outputs: [out()],
+    steps: events({ seed: 114, topic: "left", count: 25, keys: ["a", "b"], stepMs: 80, jitterMs: 150, lateShare: 0.1, lateByMs: 500, value: (i) => `L${i}` }),
+    topology(b) {
+      const stream = b.stream("left", strings);
+      stream.join(stream, (l: string, r: string) => `${l}+${r}`, JoinWindows.ofTimeDifferenceAndGrace(150, 100), StreamJoined.with(Serdes.string(), Serdes.string(), Serdes.string())).to("out", toStrings);
+    },
+  },
+  {
+    name: "stream-stream-outer-long",
+    about: "outer join over a longer input: 120 records a side over five keys",
+    outputs: [out()],
+    steps: interleave(
+      115,
+      events({ seed: 116, topic: "left", count: 120, keys: ["a", "b", "c", "d", "e"], stepMs: 40, jitterMs: 300, lateShare: 0.1, lateByMs: 900, nullValueShare: 0.03, value: (i) => `L${i}` }),
+      events({ seed: 117, topic: "right", count: 120, keys: ["a", "b", "c", "d", "e"], stepMs: 40, jitterMs: 300, lateShare: 0.1, lateByMs: 900, nullKeyShare: 0.03, value: (i) => `R${i}` }),
+    ),
+    topology: (b) => join(b, "outer", JoinWindows.ofTimeDifferenceAndGrace(150, 200)),
+  },
 ];

@@ -88,4 +88,22 @@ export const tableJoins: Scenario[] = [
   { name: "table-table-outer-headers", about: "headers of table-table join results", outputs: [withHeaders(out())], steps: twoTables(210, true), topology: (b) => tableTable(b, "outer") },
   { name: "foreign-key-left-headers", about: "headers of foreign-key join results", outputs: [withHeaders(out())], steps: ordersAndUsers(211, true), topology: (b) => foreignKeyJoin(b, "left") },
   { name: "foreign-key-left-materialized", about: "foreign-key left join into a caching store: responses that come back for the same order", outputs: [out()], steps: ordersAndUsers(212), topology: (b) => foreignKeyJoin(b, "left", true) },
+  {
+    name: "foreign-key-inner-repeated-values",
+    about: "foreign-key inner join where users are rewritten with the same value",
+    outputs: [out()],
+    steps: interleave(
+      213,
+      tableUpdates(214, "orders", ["o1", "o2", "o3"], 20, (i) => `u${1 + (i % 2)}|${i}`),
+      tableUpdates(215, "users", ["u1", "u2"], 20, (i) => `n${i % 2}`),
+    ),
+    topology: (b) => foreignKeyJoin(b, "inner"),
+  },
+  {
+    name: "table-table-outer-long",
+    about: "table-table outer join over 80 updates a side",
+    outputs: [out()],
+    steps: interleave(216, tableUpdates(217, "left", ["a", "b", "c", "d"], 80, (i) => `L${i}`), tableUpdates(218, "right", ["a", "b", "e"], 80, (i) => `R${i}`)),
+    topology: (b) => tableTable(b, "outer"),
+  },
 ];

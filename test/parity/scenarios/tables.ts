@@ -167,4 +167,16 @@ export const tables: Scenario[] = [
     steps: updates(315, true),
     topology: (b) => sourceTable(b).filter(odd).mapValues(tripled).toStream().to("out", toStrings),
   },
+  {
+    name: "table-group-by-null-group-key",
+    about: "KTable.groupBy whose selector returns a null key for some rows: those rows are left out",
+    outputs: [outLongs()],
+    steps: updates(316),
+    topology: (b) =>
+      sourceTable(b)
+        .groupBy((k, v) => [v === "4" ? null : k.slice(0, 1), v] as const, groupedByPrefix as never)
+        .count()
+        .toStream()
+        .to("out", toLongs),
+  },
 ];

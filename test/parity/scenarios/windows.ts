@@ -228,4 +228,25 @@ export const windows: Scenario[] = [
         .to("out", Produced.with(WindowedSerdes.timeWindowed(Serdes.string(), SIZE), Serdes.int64()));
     },
   },
+  {
+    name: "session-concat-update-long",
+    about: "session aggregate with merger, on update, over 150 records and four keys",
+    outputs: [outSessions("string")],
+    steps: windowInput(60, { count: 150, keys: ["a", "b", "c", "d"], stepMs: 60, jitterMs: 500, lateByMs: 2000 }),
+    topology: (b) => sessionWindowed(b, SessionWindows.ofInactivityGapAndGrace(200, 300), "update", "concat"),
+  },
+  {
+    name: "sliding-concat-update-long",
+    about: "sliding aggregate on update over 150 records",
+    outputs: [outTimeWindowed(400, "string")],
+    steps: windowInput(61, { count: 150, keys: ["a", "b", "c"], stepMs: 40, jitterMs: 300, lateByMs: 1200 }),
+    topology: (b) => timeWindowed(b, SlidingWindows.ofTimeDifferenceAndGrace(400, 250), 400, "update", "concat"),
+  },
+  {
+    name: "hopping-count-suppress-long",
+    about: "hopping windows (1000/400) suppressed, over 150 records",
+    outputs: [outTimeWindowed(SIZE)],
+    steps: windowInput(62, { count: 150, keys: ["a", "b", "c"], stepMs: 40, jitterMs: 400, lateByMs: 1500 }),
+    topology: (b) => timeWindowed(b, TimeWindows.ofSizeAndGrace(SIZE, 300).advanceBy(400), SIZE, "suppress", "count"),
+  },
 ];

@@ -50,6 +50,15 @@ public final class Aggregations {
             .toStream()
             .to("out", TO_LONGS));
 
+        r.add("cogroup-with-repartition", b -> {
+            KGroupedStream<String, String> left = b.stream("left", STRINGS).groupByKey(GROUPED_STRINGS);
+            KGroupedStream<String, String> right = b.stream("right", STRINGS).groupBy((k, v) -> k.substring(0, 1), GROUPED_STRINGS);
+            left.<String>cogroup((k, v, agg) -> agg + "L" + v)
+                .cogroup(right, (k, v, agg) -> agg + "R" + v)
+                .aggregate(() -> "", Materialized.with(Serdes.String(), Serdes.String()))
+                .toStream().to("out", TO_STRINGS);
+        });
+
         r.add("reduce-headers", b -> b.stream("in", STRINGS).groupByKey(GROUPED_STRINGS)
             .reduce(Common::sum, stringStore("sums")).toStream().to("out", TO_STRINGS));
     }

@@ -30,6 +30,14 @@ public final class StreamJoins {
         add(r, "stream-stream-outer-headers", Kind.OUTER, () -> JoinWindows.ofTimeDifferenceAndGrace(ms(200), ms(100)));
         add(r, "stream-stream-left-asymmetric", Kind.LEFT, () -> JoinWindows.ofTimeDifferenceAndGrace(ms(200), ms(100)).before(ms(0)).after(ms(250)));
         add(r, "stream-stream-left-task-idling", Kind.LEFT, () -> JoinWindows.ofTimeDifferenceAndGrace(ms(200), ms(100)));
+        add(r, "stream-stream-outer-long", Kind.OUTER, () -> JoinWindows.ofTimeDifferenceAndGrace(ms(150), ms(200)));
+
+        r.add("stream-stream-self-join", b -> {
+            KStream<String, String> stream = b.stream("left", STRINGS);
+            stream.join(stream, (l, rv) -> l + "+" + rv, JoinWindows.ofTimeDifferenceAndGrace(ms(150), ms(100)),
+                    StreamJoined.with(Serdes.String(), Serdes.String(), Serdes.String()))
+                .to("out", TO_STRINGS);
+        });
 
         r.add("select-key-then-stream-stream-join", b -> {
             KeyValueMapper<String, String, String> rekey = (k, v) -> v == null ? k : k + (v.length() % 2);

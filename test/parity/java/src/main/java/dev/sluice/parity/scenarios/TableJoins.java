@@ -34,6 +34,8 @@ public final class TableJoins {
         r.add("table-table-outer-headers", b -> tableTable(b, Kind.OUTER));
         r.add("foreign-key-left-headers", b -> foreignKeyJoin(b, Kind.LEFT));
         r.add("foreign-key-left-materialized", b -> foreignKeyJoin(b, Kind.LEFT, true));
+        r.add("foreign-key-inner-repeated-values", b -> foreignKeyJoin(b, Kind.INNER));
+        r.add("table-table-outer-long", b -> tableTable(b, Kind.OUTER));
     }
 
     private static void streamTable(StreamsBuilder b, Kind kind) {

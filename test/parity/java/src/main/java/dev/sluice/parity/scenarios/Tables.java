@@ -50,6 +50,9 @@ public final class Tables {
             .aggregate(() -> "", (k, v, agg) -> agg + "+" + v, (k, v, agg) -> agg + "-" + v, stringStore("trail"))
             .toStream().to("out", TO_STRINGS));
         r.add("table-filter-map-values-headers", b -> source(b, true).filter(ODD).mapValues(TRIPLED).toStream().to("out", TO_STRINGS));
+        r.add("table-group-by-null-group-key", b -> source(b, true)
+            .groupBy((k, v) -> KeyValue.pair("4".equals(v) ? null : k.substring(0, 1), v), GROUPED_STRINGS)
+            .count().toStream().to("out", TO_LONGS));
     }
 
     private static KTable<String, String> source(StreamsBuilder b, boolean cached) {

@@ -86,6 +86,10 @@ public final class Windows {
             .count()
             .toStream()
             .to("out", Produced.with(WindowedSerdes.timeWindowedSerdeFrom(String.class, SIZE), Serdes.Long())));
+        session(r, "session-concat-update-long", () -> SessionWindows.ofInactivityGapAndGrace(ms(200), ms(300)), Emit.UPDATE, Op.CONCAT, true, null);
+        r.add("sliding-concat-update-long", b -> finishTime(source(b, null).groupByKey(GROUPED_STRINGS)
+            .windowedBy(SlidingWindows.ofTimeDifferenceAndGrace(ms(400), ms(250))), 400, Emit.UPDATE, Op.CONCAT, true));
+        time(r, "hopping-count-suppress-long", () -> TimeWindows.ofSizeAndGrace(ms(SIZE), ms(300)).advanceBy(ms(400)), SIZE, Emit.SUPPRESS, Op.COUNT);
         session(r, "filter-before-session-close", () -> SessionWindows.ofInactivityGapAndGrace(ms(300), ms(100)), Emit.CLOSE, Op.COUNT, true, "drop");
     }
 
