@@ -17,6 +17,7 @@ export default defineConfig({
           name: "parity",
           include: ["test/parity/**/*.test.ts"],
           globalSetup: ["test/parity/harness/global-setup.ts"],
+          testTimeout: 60_000,
           hookTimeout: 180_000,
         },
       },

@@ -62,10 +62,12 @@ function javaSources(dir: string): string[] {
 }
 
 function run(command: string, args: string[], what: string): void {
-  const result = spawnSync(command, args, { encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
-  if (result.error) {
+  // Ten minutes is far beyond any run (seconds); it only keeps a hung JVM or Maven from hanging the suite.
+  const result = spawnSync(command, args, { encoding: "utf8", maxBuffer: 64 * 1024 * 1024, timeout: 600_000 });
+  if ((result.error as NodeJS.ErrnoException | undefined)?.code === "ENOENT") {
     const hint = command === "mvn" ? "apt-get install maven" : "apt-get install openjdk-17-jdk-headless";
-    throw new Error(`The parity suite needs ${command} for ${what}, and could not start it (${result.error.message}); install it (${hint}).`);
+    throw new Error(`The parity suite needs ${command} for ${what}, and it is not installed (${hint}).`);
   }
+  if (result.error || result.signal) throw new Error(`${what} did not finish (${result.error?.message ?? `${command} stopped by ${result.signal}`}):\n${result.stderr}`);
   if (result.status !== 0) throw new Error(`${what} failed (${command} exited with ${result.status}):\n${result.stderr}${result.stdout}`);
 }
