@@ -28,16 +28,19 @@ interface SavedPosition {
  * error it causes is handled as one about that write's input record.
  */
 export function recordContextHolder(position: ProcessingPosition): RecordContextHolder {
+  // The writes of one record at one node share one saved context: no allocation per write.
   let lastInput: RawRecord | null = null;
-  let lastOrigin: RawRecord | null = null;
+  let last: SavedPosition = { input: null, timestamp: Number.NaN, headers: undefined };
   return {
     capture(): SavedPosition {
-      const input = position.input;
+      const { input, timestamp, headers } = position;
       if (input !== lastInput) {
         lastInput = input;
-        lastOrigin = input === null ? null : { ...input, key: null, value: null };
+        last = { input: input === null ? null : { ...input, key: null, value: null }, timestamp, headers };
+      } else if (timestamp !== last.timestamp || headers !== last.headers) {
+        last = { input: last.input, timestamp, headers };
       }
-      return { input: lastOrigin, timestamp: position.timestamp, headers: position.headers };
+      return last;
     },
     swap(context: unknown): SavedPosition {
       const replaced: SavedPosition = { input: position.input, timestamp: position.timestamp, headers: position.headers };
