@@ -122,6 +122,27 @@ describe("KTable operators", () => {
     ]);
   });
 
+  it("only a materialized table source holds updates back in its cache until the commit", () => {
+    const b = new StreamsBuilder();
+    b.table("plain", ints).toStream().to("plain-out", Produced.with(Serdes.string(), Serdes.int32()));
+    b.table("named", ints, Materialized.as("named-store")).toStream().to("named-out", Produced.with(Serdes.string(), Serdes.int32()));
+    const joined = b.table("joined", ints); // materialized because a join reads it
+    b.stream("lookups", strings).join(joined, (v, n) => `${v}:${n}`).to("lookups-out", Produced.with(Serdes.string(), Serdes.string()));
+    joined.toStream().to("joined-out", Produced.with(Serdes.string(), Serdes.int32()));
+    driver = new TopologyTestDriver(b.build(), { commit: "manual" });
+    for (const topic of ["plain", "named", "joined"]) {
+      const input = driver.createInputTopic(topic, Serdes.string(), Serdes.int32());
+      input.pipeInput("k", 1);
+      input.pipeInput("k", 2);
+    }
+    expect(outputOf("plain-out", Serdes.int32()).readKeyValuesToList()).toEqual([["k", 1], ["k", 2]]);
+    expect(outputOf("named-out", Serdes.int32()).isEmpty()).toBe(true);
+    expect(outputOf("joined-out", Serdes.int32()).isEmpty()).toBe(true);
+    driver.commit();
+    expect(outputOf("named-out", Serdes.int32()).readKeyValuesToList()).toEqual([["k", 2]]);
+    expect(outputOf("joined-out", Serdes.int32()).readKeyValuesToList()).toEqual([["k", 2]]);
+  });
+
   it("a materialized table source without a cache forwards a delete of an absent key as a tombstone", () => {
     const b = new StreamsBuilder();
     b.table("in", ints, Materialized.as<string, number>("in-store").withCachingDisabled())
