@@ -127,8 +127,8 @@ export type EmitStrategyType = "on_window_update" | "on_window_close";
 
 /**
  * When a windowed aggregation emits: on every update (default; results are revised as
- * records arrive) or once per window when it closes (stream time passed end + grace),
- * with its final value.
+ * records arrive) or once per window when it closes (the operator's stream time passed
+ * end + grace; sessions end + gap + grace), with its final value.
  */
 export class EmitStrategy {
   readonly type: EmitStrategyType;
