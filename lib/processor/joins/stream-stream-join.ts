@@ -26,6 +26,8 @@ export interface StreamStreamJoinSpec {
 interface SharedTime {
   /** The largest timestamp of the records that reached either side (skipped ones too, as in Kafka Streams). */
   streamTimeMs: number;
+  /** The left store's rollback count this time was built on: after a rollback it starts again from the stores. */
+  rollbacks: number;
   /**
    * No pending record is due while `minTimeMs + reach + grace >= stream time` (null: unknown).
    * Kafka Streams sets it to the last entry its scan visited and lowers it when a record waits.
@@ -82,11 +84,25 @@ export class StreamStreamJoinProcessor implements Processor<unknown, unknown, un
     }
     let time = sharedTimes.get(left);
     if (time === undefined) {
-      // After a restart the stores remember how far time had come (a lower bound of it).
-      time = { streamTimeMs: Math.max(-1, left.observedStreamTimeMs, right.observedStreamTimeMs), minTimeMs: null };
+      time = { streamTimeMs: -1, minTimeMs: null, rollbacks: -1 };
       sharedTimes.set(left, time);
     }
     this.time = time;
+  }
+
+  /**
+   * The shared time, started from the stores (which remember how far time had come: a lower
+   * bound) on the first record after a restart (after the restore) and after a rollback.
+   */
+  private sharedTime(): SharedTime {
+    const time = this.time;
+    const [left, right] = this.side === "left" ? [this.thisStore, this.otherStore] : [this.otherStore, this.thisStore];
+    if (time.rollbacks !== left.rollbacks) {
+      time.streamTimeMs = Math.max(-1, left.observedStreamTimeMs, right.observedStreamTimeMs);
+      time.minTimeMs = null;
+      time.rollbacks = left.rollbacks;
+    }
+    return time;
   }
 
   /** How long after its own time a waiting record of `side` can still find a partner (before grace). */
@@ -96,7 +112,7 @@ export class StreamStreamJoinProcessor implements Processor<unknown, unknown, un
 
   process = (record: StreamRecord<unknown, unknown>): void => {
     const ts = record.timestamp;
-    const time = this.time;
+    const time = this.sharedTime();
     if (ts > time.streamTimeMs) time.streamTimeMs = ts;
     const outer = this.spec.outer[this.side];
     const missingKey = record.key === null || record.key === undefined;

@@ -42,7 +42,7 @@ export class SessionWindowAggregateProcessor<K, V, VA> extends WindowedAggregate
     const { windows, store, options } = this;
     const aggregation = options.aggregation;
     // The largest session end stored is a durable lower bound of the observed time.
-    const now = this.observe(timestamp, store.observedStreamTimeMs);
+    const now = this.observe(timestamp, store);
     const overlapping = store.findSessions(key, timestamp - windows.gapMs, timestamp + windows.gapMs);
     let startMs = timestamp;
     let endMs = timestamp;

@@ -54,7 +54,7 @@ export class SlidingWindowAggregateProcessor<K, V, VA> extends WindowedAggregate
     const t = record.timestamp;
     const d = this.windows.timeDifferenceMs;
     // The window store's largest window start is a durable lower bound of the observed time.
-    const now = this.observe(t, this.store.observedStreamTimeMs);
+    const now = this.observe(t, this.store);
     this.missed = [];
     const ownCloses = closesAt(t + d, this.windows.graceMs, true);
     if (now >= ownCloses) {

@@ -38,7 +38,7 @@ export class TimeWindowAggregateProcessor<K, V, VA> extends WindowedAggregateBas
     const { key, value, timestamp } = record;
     const { windows, store, options } = this;
     // The window store's largest window start is a durable lower bound of the observed time.
-    const now = this.observe(timestamp, store.observedStreamTimeMs);
+    const now = this.observe(timestamp, store);
     let missed: { startMs: number; endMs: number; closesAtMs: number } | null = null;
     let missedCount = 0;
     for (const startMs of windows.windowStartsFor(timestamp)) {

@@ -23,6 +23,13 @@ export class MeteredSessionStore<K, V>
     return this.inner.observedStreamTimeMs;
   }
 
+  rollbacks = 0;
+
+  /** @internal Called by the store builder when the task's database rolls back. */
+  rolledBack(): void {
+    this.rollbacks++;
+  }
+
   setFlushListener(listener: CacheFlushListener<Windowed<K>, V>, sendOldValues = false): boolean {
     return this.forwardFlushes(this.cache, listener, sendOldValues, (r) => this.windowed(r.key, r.time, r.extra));
   }

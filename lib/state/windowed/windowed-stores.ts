@@ -35,6 +35,11 @@ export interface WindowStore<K, V> extends StateStore, CachedStore<Windowed<K>, 
   /** With duplicates retained (stream-stream joins), every put adds a row and null puts are ignored. */
   readonly retainDuplicates: boolean;
   readonly observedStreamTimeMs: number;
+  /**
+   * How often the task's uncommitted writes were rolled back (an aborted transaction). A
+   * processor that keeps time in memory starts it again from the store when this changes.
+   */
+  readonly rollbacks: number;
   /** Writes the window's value (with the current record's timestamp unless given); null deletes it. */
   put(key: K, value: V | null, windowStartMs: number, timestampMs?: number): void;
   /** The value of one window, or null. */
@@ -58,6 +63,8 @@ export interface WindowStore<K, V> extends StateStore, CachedStore<Windowed<K>, 
 export interface SessionStore<K, V> extends StateStore, CachedStore<Windowed<K>, V> {
   readonly retentionMs: number;
   readonly observedStreamTimeMs: number;
+  /** As `WindowStore.rollbacks`. */
+  readonly rollbacks: number;
   /** Writes the session's aggregate; null removes the session. */
   put(session: Windowed<K>, value: V | null): void;
   remove(session: Windowed<K>): void;
