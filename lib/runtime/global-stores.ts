@@ -34,8 +34,9 @@ export class GlobalStores {
   #producer: KafkaProducer | null = null;
   #client: KafkaClient | null = null;
   #failed = false;
+  #committing: Promise<void> = Promise.resolve();
+  #timer: NodeJS.Timeout | null = null;
   #consumer: GroupConsumer | null = null;
-  #lastCommit = Date.now();
   #timestamp = -1;
 
   constructor(topology: Topology, applicationId: string, directory: StateDirectory, logger: Logger, exceptionHandlers: ExceptionHandlerConfig = {}) {
@@ -103,18 +104,28 @@ export class GlobalStores {
           consumer.seek({ ...tp, offset: checkpoint === null ? 0 : checkpoint + 1 });
         }
       },
-      onRecords: async (_topic, _partition, records) => {
+      onRecords: (_topic, _partition, records) => {
         if (this.#failed) return;
         try {
           this.apply(records);
-          if (Date.now() - this.#lastCommit >= commitIntervalMs) await this.commit();
         } catch (error) {
           // Thrown back into the client it would only be retried, forever: stop instead.
-          this.#failed = true;
-          onFatal(error as Error);
+          this.#fail(error, onFatal);
         }
       },
     });
+    // On a timer, not per batch: dead letters of the last batch before a quiet spell go out too.
+    this.#timer = setInterval(() => {
+      if (this.#failed || (this.#pending.size === 0 && this.#deadLetters.length === 0)) return;
+      this.commit().catch((error) => this.#fail(error, onFatal));
+    }, commitIntervalMs);
+    this.#timer.unref();
+  }
+
+  #fail(error: unknown, onFatal: (error: Error) => void): void {
+    if (this.#failed) return;
+    this.#failed = true;
+    onFatal(error as Error);
   }
 
   /**
@@ -148,10 +159,22 @@ export class GlobalStores {
     return applied;
   }
 
-  /** Sends pending dead letters and waits for them, then commits the stores with their checkpoints. */
-  async commit(): Promise<void> {
-    if (this.#deadLetters.length > 0) {
-      const letters = this.#deadLetters;
+  /**
+   * Sends pending dead letters and waits for them, then commits the stores with the
+   * checkpoints of the records applied before. One commit at a time.
+   */
+  commit(): Promise<void> {
+    const run = this.#committing.then(() => this.#commitNow());
+    this.#committing = run.catch(() => undefined);
+    return run;
+  }
+
+  async #commitNow(): Promise<void> {
+    // Records applied while the dead letters are on their way commit with their data, but
+    // their checkpoints wait for the next commit (a restart re-applies them: puts are idempotent).
+    const letters = this.#deadLetters;
+    const checkpoints = new Map(this.#pending);
+    if (letters.length > 0) {
       if (!this.#producer) {
         if (!this.#client) throw new Error("global stores have dead letters to send but no Kafka client");
         const producer = this.#client.producer({ idempotent: true });
@@ -161,17 +184,19 @@ export class GlobalStores {
       await this.#producer.send(letters);
       this.#deadLetters = this.#deadLetters.slice(letters.length);
     }
-    this.#commitLocally();
+    for (const [name, checkpoint] of checkpoints) if (this.#pending.get(name) === checkpoint) this.#pending.delete(name);
+    this.#stores.flush();
+    this.#database.commit([...checkpoints.values()]);
   }
 
   #commitLocally(): void {
     this.#stores.flush();
     this.#database.commit([...this.#pending.values()]);
     this.#pending.clear();
-    this.#lastCommit = Date.now();
   }
 
   async close(): Promise<void> {
+    if (this.#timer) clearInterval(this.#timer);
     await this.#consumer?.disconnect().catch(() => undefined);
     try {
       await this.commit();
