@@ -36,12 +36,15 @@ export function runOnSluice(scenario: Scenario, input: ScenarioInput): OutputRec
 }
 
 function driverOptions(input: ScenarioInput): TopologyTestDriverOptions {
-  // maxTaskIdleMs is passed on as asked even where the driver has no such option yet, so a
-  // scenario that needs it fails as a difference rather than silently running without it.
-  const options: Record<string, unknown> = { applicationId: "test-app", initialWallClockMs: 0, commit: "each-record" };
-  if (input.config.cacheMaxBytes !== undefined) options.cacheMaxBytes = input.config.cacheMaxBytes;
-  if (input.config.maxTaskIdleMs !== undefined) options.maxTaskIdleMs = input.config.maxTaskIdleMs;
-  return options as TopologyTestDriverOptions;
+  // Only what the scenario sets is passed on, so both drivers otherwise run on their defaults.
+  const { cacheMaxBytes, maxTaskIdleMs } = input.config;
+  return {
+    applicationId: "test-app",
+    initialWallClockMs: 0,
+    commit: "each-record",
+    ...(cacheMaxBytes !== undefined ? { cacheMaxBytes } : {}),
+    ...(maxTaskIdleMs !== undefined ? { maxTaskIdleMs } : {}),
+  };
 }
 
 /** One output topic read with the serdes its spec names, turned into the exchange format. */

@@ -1,9 +1,9 @@
-import { Joined, type StreamsBuilder } from "../../../lib/dsl/index.ts";
+import { Grouped, Joined, type StreamsBuilder } from "../../../lib/dsl/index.ts";
 import { Serdes } from "../../../lib/serdes/index.ts";
 import { events, interleave, pipe } from "../harness/inputs.ts";
 import type { Step } from "../harness/exchange.ts";
 import type { Scenario } from "../harness/scenario.ts";
-import { out, stringStore, strings, toStrings, withHeaders } from "./common.ts";
+import { out, outLongs, stringStore, strings, sum, toLongs, toStrings, withHeaders } from "./common.ts";
 
 type Kind = "inner" | "left" | "outer";
 const joiner = (l: string | null, r: string | null): string => `${l}+${r}`;
@@ -105,5 +105,47 @@ export const tableJoins: Scenario[] = [
     outputs: [out()],
     steps: interleave(216, tableUpdates(217, "left", ["a", "b", "c", "d"], 80, (i) => `L${i}`), tableUpdates(218, "right", ["a", "b", "e"], 80, (i) => `R${i}`)),
     topology: (b) => tableTable(b, "outer"),
+  },
+  {
+    name: "table-table-join-then-group-by-count",
+    about: "a table-table join regrouped by its value: the join must hand old values on",
+    outputs: [outLongs()],
+    steps: twoTables(219),
+    topology(b) {
+      b.table("left", strings)
+        .leftJoin(b.table("right", strings), (l, r) => (r === null ? "solo" : "pair"))
+        .groupBy((k, v) => [v, k] as const, Grouped.with(Serdes.string(), Serdes.string()))
+        .count()
+        .toStream()
+        .to("out", toLongs);
+    },
+  },
+  {
+    name: "foreign-key-then-group-by-count",
+    about: "a foreign-key join's result regrouped by the joined user",
+    outputs: [outLongs()],
+    steps: ordersAndUsers(220),
+    topology(b) {
+      b.table("orders", strings)
+        .join(b.table("users", strings), foreignKey, (_o, u) => u)
+        .groupBy((k, v) => [v, k] as const, Grouped.with(Serdes.string(), Serdes.string()))
+        .count()
+        .toStream()
+        .to("out", toLongs);
+    },
+  },
+  {
+    name: "stream-join-aggregated-table",
+    about: "a stream joined with a table that another stream's reduce maintains",
+    outputs: [out()],
+    steps: interleave(
+      221,
+      events({ seed: 222, topic: "orders", count: 25, keys: ["u1", "u2", "u3"], stepMs: 60, value: (i) => `o${i}` }),
+      events({ seed: 223, topic: "payments", count: 25, keys: ["u1", "u2", "u3"], stepMs: 60, nullValueShare: 0.1 }),
+    ),
+    topology(b) {
+      const totals = b.stream("payments", strings).groupByKey(Grouped.with(Serdes.string(), Serdes.string())).reduce(sum, stringStore("totals"));
+      b.stream("orders", strings).leftJoin(totals, joiner, joined).to("out", toStrings);
+    },
   },
 ];

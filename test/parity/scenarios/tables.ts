@@ -179,4 +179,30 @@ export const tables: Scenario[] = [
         .toStream()
         .to("out", toLongs),
   },
+  {
+    name: "table-filter-then-group-by-count",
+    about: "a filtered table regrouped: the filter must hand the old value on for the subtractor",
+    outputs: [outLongs()],
+    steps: updates(317),
+    topology: (b) =>
+      sourceTable(b)
+        .filter(odd)
+        .groupBy((k, v) => [v, k] as const, groupedByPrefix)
+        .count()
+        .toStream()
+        .to("out", toLongs),
+  },
+  {
+    name: "table-map-values-then-group-by-reduce",
+    about: "mapValues then groupBy(key prefix).reduce(adder, subtractor)",
+    outputs: [out()],
+    steps: updates(318),
+    topology: (b) =>
+      sourceTable(b)
+        .mapValues(tripled)
+        .groupBy((k, v) => [k.slice(0, 1), v] as const, groupedByPrefix)
+        .reduce(sum, (agg, v) => String(Number(agg) - Number(v)), stringStore("sums"))
+        .toStream()
+        .to("out", toStrings),
+  },
 ];

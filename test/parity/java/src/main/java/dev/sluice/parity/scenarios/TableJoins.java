@@ -3,6 +3,7 @@ package dev.sluice.parity.scenarios;
 import static dev.sluice.parity.scenarios.Common.*;
 
 import dev.sluice.parity.Registry;
+import org.apache.kafka.streams.KeyValue;
 import java.util.function.Function;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.StreamsBuilder;
@@ -36,6 +37,30 @@ public final class TableJoins {
         r.add("foreign-key-left-materialized", b -> foreignKeyJoin(b, Kind.LEFT, true));
         r.add("foreign-key-inner-repeated-values", b -> foreignKeyJoin(b, Kind.INNER));
         r.add("table-table-outer-long", b -> tableTable(b, Kind.OUTER));
+
+        r.add("table-table-join-then-group-by-count", b -> b.table("left", STRINGS)
+            .leftJoin(b.table("right", STRINGS), (l, rv) -> rv == null ? "solo" : "pair")
+            .groupBy((k, v) -> KeyValue.pair(v, k), GROUPED_STRINGS)
+            .count().toStream().to("out", TO_LONGS));
+
+        r.add("foreign-key-then-group-by-count", b -> {
+            Function<String, String> foreignKey = TableJoins::foreignKey;
+            b.table("orders", STRINGS)
+                .join(b.table("users", STRINGS), foreignKey, (o, u) -> u)
+                .groupBy((k, v) -> KeyValue.pair(v, k), GROUPED_STRINGS)
+                .count().toStream().to("out", TO_LONGS);
+        });
+
+        r.add("stream-join-aggregated-table", b -> {
+            KTable<String, String> totals = b.stream("payments", STRINGS).groupByKey(GROUPED_STRINGS).reduce(Common::sum, stringStore("totals"));
+            b.stream("orders", STRINGS).leftJoin(totals, JOINER, JOINED).to("out", TO_STRINGS);
+        });
+    }
+
+    /** "u2|7" names user u2; "-|7" no user. */
+    private static String foreignKey(String order) {
+        String user = order.split("\\|")[0];
+        return user.equals("-") ? null : user;
     }
 
     private static void streamTable(StreamsBuilder b, Kind kind) {
@@ -70,10 +95,7 @@ public final class TableJoins {
     private static void foreignKeyJoin(StreamsBuilder b, Kind kind, boolean materialized) {
         KTable<String, String> orders = b.table("orders", STRINGS);
         KTable<String, String> users = b.table("users", STRINGS);
-        Function<String, String> foreignKey = order -> {
-            String user = order.split("\\|")[0];
-            return user.equals("-") ? null : user;
-        };
+        Function<String, String> foreignKey = TableJoins::foreignKey;
         KTable<String, String> result = materialized
             ? (kind == Kind.INNER ? orders.join(users, foreignKey, JOINER, stringStore("joined")) : orders.leftJoin(users, foreignKey, JOINER, stringStore("joined")))
             : (kind == Kind.INNER ? orders.join(users, foreignKey, JOINER) : orders.leftJoin(users, foreignKey, JOINER));

@@ -50,6 +50,13 @@ public final class Tables {
             .aggregate(() -> "", (k, v, agg) -> agg + "+" + v, (k, v, agg) -> agg + "-" + v, stringStore("trail"))
             .toStream().to("out", TO_STRINGS));
         r.add("table-filter-map-values-headers", b -> source(b, true).filter(ODD).mapValues(TRIPLED).toStream().to("out", TO_STRINGS));
+        r.add("table-filter-then-group-by-count", b -> source(b, true).filter(ODD)
+            .groupBy((k, v) -> KeyValue.pair(v, k), GROUPED_STRINGS)
+            .count().toStream().to("out", TO_LONGS));
+        r.add("table-map-values-then-group-by-reduce", b -> source(b, true).mapValues(TRIPLED)
+            .groupBy((k, v) -> KeyValue.pair(k.substring(0, 1), v), GROUPED_STRINGS)
+            .reduce(Common::sum, (agg, v) -> String.valueOf(Long.parseLong(agg) - Long.parseLong(v)), stringStore("sums"))
+            .toStream().to("out", TO_STRINGS));
         r.add("table-group-by-null-group-key", b -> source(b, true)
             .groupBy((k, v) -> KeyValue.pair("4".equals(v) ? null : k.substring(0, 1), v), GROUPED_STRINGS)
             .count().toStream().to("out", TO_LONGS));
