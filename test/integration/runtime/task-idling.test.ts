@@ -197,3 +197,41 @@ describe("task idling: a positive maxTaskIdleMs", () => {
     }
   });
 });
+
+describe("task idling under exactly-once", () => {
+  it("counts a partition as caught up at its last stable offset, not behind another producer's open transaction", async () => {
+    const kafka = new TestKafka(bootstrap());
+    const client = testClient();
+    const [left, right, output] = [uniqueName("left"), uniqueName("right"), uniqueName("merged")];
+    await kafka.createTopics([left, right, output].map((name) => ({ name, partitions: 1 })));
+    await kafka.produce(right, [{ key: "k", value: "right@100", timestamp: BASE + 100 }]);
+    // Another producer's transaction stays open on "right" for the whole test: its records
+    // sit past the last stable offset, invisible to read_committed but below the high watermark.
+    const open = client.transactionalProducer({ transactionalId: uniqueName("open-txn"), transactionTimeoutMs: 120_000 });
+    await open.init();
+    await open.begin();
+    await open.send([{ topic: right, partition: 0, key: Buffer.from("k"), value: Buffer.from("right@150"), timestamp: BASE + 150 }]);
+    await kafka.produce(left, [{ key: "k", value: "left@200", timestamp: BASE + 200 }, { key: "k", value: "left@300", timestamp: BASE + 300 }]);
+    const b = new StreamsBuilder();
+    b.stream([left, right], Consumed.with(Serdes.string(), Serdes.string())).to(output, Produced.with(Serdes.string(), Serdes.string()));
+    const app = new StreamsApp(b.build(), {
+      applicationId: uniqueName("idling-eos"),
+      bootstrapServers: bootstrap(),
+      stateDir: mkdtempSync(join(tmpdir(), "sluice-idling-")),
+      processingGuarantee: "exactly_once",
+      logger: silentLogger,
+    });
+    try {
+      await app.start({ handleSignals: false });
+      // Had the high watermark counted as the end, "right" would look behind until the
+      // transaction ended, and the left records would wait for it.
+      const merged = await readTopic(output, { count: 3, readCommitted: true, timeoutMs: 60_000 });
+      expect(merged.map((r) => r.value!.toString())).toEqual(["right@100", "left@200", "left@300"]);
+    } finally {
+      await app.close();
+      await open.abort();
+      await open.close();
+      await kafka.close();
+    }
+  });
+});
