@@ -1,6 +1,7 @@
-import { BufferConfig, Materialized, Produced, Suppressed, type StreamsBuilder } from "../../../lib/dsl/index.ts";
+import { BufferConfig, Materialized, Produced, Suppressed, type KStream, type KTable, type StreamsBuilder } from "../../../lib/dsl/index.ts";
 import { EmitStrategy, SessionWindows, SlidingWindows, TimeWindows, WindowedSerdes } from "../../../lib/processor/index.ts";
-import { Serdes } from "../../../lib/serdes/index.ts";
+import { Serdes, type Serde } from "../../../lib/serdes/index.ts";
+import type { Windowed } from "../../../lib/state/index.ts";
 import { events, interleave, pipe } from "../harness/inputs.ts";
 import type { Scenario } from "../harness/scenario.ts";
 import type { Step } from "../harness/exchange.ts";
@@ -28,49 +29,56 @@ function windowInput(seed: number, { closeAfterMs = 10_000, ...extra }: InputOpt
   return [...steps, pipe("in", "z", "1", Math.max(...steps.map((s) => s.timestamp)) + closeAfterMs)];
 }
 
-/** The time or sliding windowed aggregation every such scenario runs (Windows.java: timeWindowed). */
-function timeWindowed(b: StreamsBuilder, windows: TimeWindows | SlidingWindows, size: number, emit: Emit, op: Op, caching = true, filterOut?: string): void {
-  let stream = b.stream("in", strings);
-  if (filterOut !== undefined) stream = stream.filter((_k, v) => v !== filterOut);
-  let windowed = stream.groupByKey(groupedStrings).windowedBy(windows);
-  if (emit === "close") windowed = windowed.emitStrategy(EmitStrategy.onWindowClose());
-  const keySerde = WindowedSerdes.timeWindowed(Serdes.string(), size);
-  if (op === "count") {
-    let table = windowed.count(caching ? undefined : Materialized.as<string, bigint>("counts").withCachingDisabled());
-    if (emit === "suppress") table = table.suppress(Suppressed.untilWindowCloses(BufferConfig.unbounded()));
-    table.toStream().to("out", Produced.with(keySerde, Serdes.int64()));
-    return;
-  }
-  let table = op === "sum" ? windowed.reduce(sum, stringStore()) : windowed.aggregate(() => "", (_k, v, agg) => agg + v, stringStore());
-  if (emit === "suppress") table = table.suppress(Suppressed.untilWindowCloses(BufferConfig.unbounded()));
-  table.toStream().to("out", Produced.with(keySerde, Serdes.string()));
+interface TopologyOptions {
+  /** false: the window store gets Materialized.withCachingDisabled(). */
+  readonly caching?: boolean;
+  /** Records with this value are filtered out in front of the window. */
+  readonly filterOut?: string;
 }
 
-/** The session windowed aggregation (Windows.java: sessionWindowed). */
-function sessionWindowed(b: StreamsBuilder, windows: SessionWindows, emit: Emit, op: Op, caching = true, filterOut?: string): void {
-  let stream = b.stream("in", strings);
-  if (filterOut !== undefined) stream = stream.filter((_k, v) => v !== filterOut);
-  let windowed = stream.groupByKey(groupedStrings).windowedBy(windows);
+function source(b: StreamsBuilder, filterOut: string | undefined): KStream<string | null, string | null> {
+  const stream = b.stream("in", strings);
+  return filterOut === undefined ? stream : stream.filter((_k, v) => v !== filterOut);
+}
+
+const countStore = (caching: boolean) => (caching ? undefined : Materialized.as<string, bigint>("counts").withCachingDisabled());
+const concat = (_k: string, v: string, agg: string): string => agg + v;
+
+/** Suppressed or not, the windowed table goes to "out". */
+function emitTo<V>(table: KTable<Windowed<string>, V>, emit: Emit, keySerde: Serde<Windowed<string>>, valueSerde: Serde<NonNullable<V>>): void {
+  const result = emit === "suppress" ? table.suppress(Suppressed.untilWindowCloses(BufferConfig.unbounded())) : table;
+  result.toStream().to("out", Produced.with(keySerde, valueSerde));
+}
+
+/** The time or sliding windowed aggregation every such scenario runs (Windows.java: timeWindowed). */
+function timeWindowed(b: StreamsBuilder, windows: TimeWindows | SlidingWindows, size: number, emit: Emit, op: Op, { caching = true, filterOut }: TopologyOptions = {}): void {
+  let windowed = source(b, filterOut).groupByKey(groupedStrings).windowedBy(windows);
+  if (emit === "close") windowed = windowed.emitStrategy(EmitStrategy.onWindowClose());
+  const keySerde = WindowedSerdes.timeWindowed(Serdes.string(), size);
+  if (op === "count") return emitTo(windowed.count(countStore(caching)), emit, keySerde, Serdes.int64());
+  emitTo(op === "sum" ? windowed.reduce(sum, stringStore()) : windowed.aggregate(() => "", concat, stringStore()), emit, keySerde, Serdes.string());
+}
+
+/** The session windowed aggregation (Windows.java: session). */
+function sessionWindowed(b: StreamsBuilder, windows: SessionWindows, emit: Emit, op: Op, { caching = true, filterOut }: TopologyOptions = {}): void {
+  let windowed = source(b, filterOut).groupByKey(groupedStrings).windowedBy(windows);
   if (emit === "close") windowed = windowed.emitStrategy(EmitStrategy.onWindowClose());
   const keySerde = WindowedSerdes.sessionWindowed(Serdes.string());
-  if (op === "count") {
-    let table = windowed.count(caching ? undefined : Materialized.as<string, bigint>("counts").withCachingDisabled());
-    if (emit === "suppress") table = table.suppress(Suppressed.untilWindowCloses(BufferConfig.unbounded()));
-    table.toStream().to("out", Produced.with(keySerde, Serdes.int64()));
-    return;
-  }
-  let table =
-    op === "sum"
-      ? windowed.reduce(sum, stringStore())
-      : windowed.aggregate(() => "", (_k, v, agg) => agg + v, (_k, left, right) => left + "|" + right, stringStore());
-  if (emit === "suppress") table = table.suppress(Suppressed.untilWindowCloses(BufferConfig.unbounded()));
-  table.toStream().to("out", Produced.with(keySerde, Serdes.string()));
+  if (op === "count") return emitTo(windowed.count(countStore(caching)), emit, keySerde, Serdes.int64());
+  const merged = (_k: string, left: string, right: string): string => left + "|" + right;
+  emitTo(op === "sum" ? windowed.reduce(sum, stringStore()) : windowed.aggregate(() => "", concat, merged, stringStore()), emit, keySerde, Serdes.string());
 }
 
 const valueKind = (op: Op) => (op === "count" ? "long" : "string");
 
-/** `headers`: the input records carry headers, and the results' headers are compared. */
-function time(name: string, about: string, windows: () => TimeWindows | SlidingWindows, size: number, emit: Emit, op: Op, seed: number, headers = false, closeAfterMs?: number): Scenario {
+interface ScenarioOptions {
+  /** The input records carry headers, and the results' headers are compared. */
+  readonly headers?: boolean;
+  /** See windowInput. */
+  readonly closeAfterMs?: number;
+}
+
+function time(name: string, about: string, windows: () => TimeWindows | SlidingWindows, size: number, emit: Emit, op: Op, seed: number, { headers = false, closeAfterMs }: ScenarioOptions = {}): Scenario {
   const output = outTimeWindowed(size, valueKind(op));
   return {
     name,
@@ -81,7 +89,7 @@ function time(name: string, about: string, windows: () => TimeWindows | SlidingW
   };
 }
 
-function session(name: string, about: string, windows: () => SessionWindows, emit: Emit, op: Op, seed: number, headers = false): Scenario {
+function session(name: string, about: string, windows: () => SessionWindows, emit: Emit, op: Op, seed: number, { headers = false }: ScenarioOptions = {}): Scenario {
   const output = outSessions(valueKind(op));
   return {
     name,
@@ -114,7 +122,7 @@ export const windows: Scenario[] = [
   time("sliding-count-grace-update", "sliding windows (500), 300 ms grace, every update", () => SlidingWindows.ofTimeDifferenceAndGrace(500, 300), 500, "update", "count", 21),
   time("sliding-concat-grace-suppress", "sliding windows (500), 300 ms grace, aggregate, suppress", () => SlidingWindows.ofTimeDifferenceAndGrace(500, 300), 500, "suppress", "concat", 22),
   // The closing record comes within the store's retention (2 x 500 + 300 ms) of the last windows; see the next one.
-  time("sliding-count-grace-close", "sliding windows (500), 300 ms grace, emit on close", () => SlidingWindows.ofTimeDifferenceAndGrace(500, 300), 500, "close", "count", 23, false, 1000),
+  time("sliding-count-grace-close", "sliding windows (500), 300 ms grace, emit on close", () => SlidingWindows.ofTimeDifferenceAndGrace(500, 300), 500, "close", "count", 23, { closeAfterMs: 1000 }),
   time(
     "sliding-count-close-after-time-jump",
     "emit on close when stream time jumps past the store's retention: Kafka Streams no longer emits the windows left behind",
@@ -133,14 +141,14 @@ export const windows: Scenario[] = [
     about: "tumbling windowed count into a store without a cache",
     outputs: [outTimeWindowed(SIZE)],
     steps: windowInput(40),
-    topology: (b) => timeWindowed(b, TimeWindows.ofSizeAndGrace(SIZE, 300), SIZE, "update", "count", false),
+    topology: (b) => timeWindowed(b, TimeWindows.ofSizeAndGrace(SIZE, 300), SIZE, "update", "count", { caching: false }),
   },
   {
     name: "session-count-caching-disabled",
     about: "session count into a store without a cache: merges forward their tombstones directly",
     outputs: [outSessions()],
     steps: windowInput(41, { stepMs: 120, jitterMs: 400 }),
-    topology: (b) => sessionWindowed(b, SessionWindows.ofInactivityGapAndGrace(300, 100), "update", "count", false),
+    topology: (b) => sessionWindowed(b, SessionWindows.ofInactivityGapAndGrace(300, 100), "update", "count", { caching: false }),
   },
   {
     name: "windowed-count-null-keys-and-values",
@@ -154,34 +162,34 @@ export const windows: Scenario[] = [
     about: "records a filter drops (far in the future) must not advance the window's stream time",
     outputs: [outTimeWindowed(SIZE)],
     steps: withDroppedFutureRecords(43),
-    topology: (b) => timeWindowed(b, TimeWindows.ofSizeAndGrace(SIZE, 200), SIZE, "update", "count", true, "drop"),
+    topology: (b) => timeWindowed(b, TimeWindows.ofSizeAndGrace(SIZE, 200), SIZE, "update", "count", { filterOut: "drop" }),
   },
   {
     name: "filter-before-tumbling-close",
     about: "emit on close behind a filter: dropped future records must not close windows",
     outputs: [outTimeWindowed(SIZE)],
     steps: withDroppedFutureRecords(44),
-    topology: (b) => timeWindowed(b, TimeWindows.ofSizeAndGrace(SIZE, 200), SIZE, "close", "count", true, "drop"),
+    topology: (b) => timeWindowed(b, TimeWindows.ofSizeAndGrace(SIZE, 200), SIZE, "close", "count", { filterOut: "drop" }),
   },
   {
     name: "filter-before-tumbling-suppress",
     about: "suppress behind a filter: dropped future records must not close windows",
     outputs: [outTimeWindowed(SIZE)],
     steps: withDroppedFutureRecords(45),
-    topology: (b) => timeWindowed(b, TimeWindows.ofSizeAndGrace(SIZE, 200), SIZE, "suppress", "count", true, "drop"),
+    topology: (b) => timeWindowed(b, TimeWindows.ofSizeAndGrace(SIZE, 200), SIZE, "suppress", "count", { filterOut: "drop" }),
   },
   {
     name: "filter-before-session-close",
     about: "sessions emitted on close behind a filter: dropped future records must not close sessions",
     outputs: [outSessions()],
     steps: withDroppedFutureRecords(46),
-    topology: (b) => sessionWindowed(b, SessionWindows.ofInactivityGapAndGrace(300, 100), "close", "count", true, "drop"),
+    topology: (b) => sessionWindowed(b, SessionWindows.ofInactivityGapAndGrace(300, 100), "close", "count", { filterOut: "drop" }),
   },
-  time("tumbling-count-update-headers", "headers of on-update windowed results", () => TimeWindows.ofSizeAndGrace(SIZE, 300), SIZE, "update", "count", 50, true),
-  time("tumbling-count-close-headers", "headers of results emitted on window close", () => TimeWindows.ofSizeAndGrace(SIZE, 300), SIZE, "close", "count", 51, true),
-  time("tumbling-sum-suppress-headers", "headers of suppressed final results", () => TimeWindows.ofSizeAndGrace(SIZE, 300), SIZE, "suppress", "sum", 52, true),
-  time("sliding-count-update-headers", "headers of sliding-window results, also of windows a record creates", () => SlidingWindows.ofTimeDifferenceAndGrace(500, 300), 500, "update", "count", 53, true),
-  session("session-count-update-headers", "headers of session results and of merge tombstones", () => SessionWindows.ofInactivityGapAndGrace(300, 200), "update", "count", 54, true),
+  time("tumbling-count-update-headers", "headers of on-update windowed results", () => TimeWindows.ofSizeAndGrace(SIZE, 300), SIZE, "update", "count", 50, { headers: true }),
+  time("tumbling-count-close-headers", "headers of results emitted on window close", () => TimeWindows.ofSizeAndGrace(SIZE, 300), SIZE, "close", "count", 51, { headers: true }),
+  time("tumbling-sum-suppress-headers", "headers of suppressed final results", () => TimeWindows.ofSizeAndGrace(SIZE, 300), SIZE, "suppress", "sum", 52, { headers: true }),
+  time("sliding-count-update-headers", "headers of sliding-window results, also of windows a record creates", () => SlidingWindows.ofTimeDifferenceAndGrace(500, 300), 500, "update", "count", 53, { headers: true }),
+  session("session-count-update-headers", "headers of session results and of merge tombstones", () => SessionWindows.ofInactivityGapAndGrace(300, 200), "update", "count", 54, { headers: true }),
   {
     name: "fan-out-tumbling-count-cached",
     about: "one input record updates the same window three times: a caching window store collapses them",
