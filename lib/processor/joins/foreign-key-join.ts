@@ -47,9 +47,9 @@ export interface ForeignKeyJoinResult {
   readonly left: unknown;
   readonly foreign: unknown;
   /**
-   * Forward even a tombstone for a key without a result: Kafka Streams' inner join deletes
-   * the result whenever a row leaves a foreign key (DELETE_KEY_AND_PROPAGATE), not knowing
-   * whether it joined.
+   * Forward even a tombstone for a key without a result, as Kafka Streams does for every
+   * current response and when an inner-join row leaves its foreign key
+   * (DELETE_KEY_AND_PROPAGATE): it cannot know whether the row had joined.
    */
   readonly always?: boolean;
 }
@@ -68,9 +68,11 @@ function extract(spec: ForeignKeyJoinSpec, value: unknown): unknown {
 /**
  * Left table side: for each change of a left row, unsubscribe from the old foreign key
  * when it changes or the row goes, subscribe (with the hash of the new value) to the new
- * one. Results that need no foreign row are final at once: a deleted row's tombstone, and
- * a row without foreign key (null in a left join; in an inner join nothing, or a tombstone
- * when the row had a foreign key before, as Kafka Streams sends).
+ * one. In a left join the result of a deleted row or one without foreign key is final at
+ * once (a tombstone, or the row joined with null). In an inner join a row leaving its
+ * foreign key for none asks the old foreign side to answer with a tombstone, which goes out
+ * even when the row had not joined (Kafka Streams cannot know either); a row that never had
+ * one sends nothing.
  */
 export class SubscriptionSendProcessor implements Processor<unknown, Change<unknown>, unknown, unknown> {
   private readonly nodeName: string;
@@ -98,26 +100,33 @@ export class SubscriptionSendProcessor implements Processor<unknown, Change<unkn
     const bytes = (fk: unknown): Buffer | null => (fk === null ? null : spec.foreignKeySerde.serialize(spec.registrationSink, fk));
     const newFkBytes = bytes(newFk);
     const oldFkBytes = bytes(oldFk);
-    if (oldFkBytes !== null && (newFkBytes === null || !oldFkBytes.equals(newFkBytes))) {
-      const message: Subscription = { subscribe: false, hash: valueHash(null), primaryKey: record.key };
+    const hash = valueHash(next === null ? null : spec.leftValueSerde.serialize(spec.registrationSink, next));
+    const leaves = oldFkBytes !== null && (newFkBytes === null || !oldFkBytes.equals(newFkBytes));
+    if (leaves) {
+      // An inner-join row left with no foreign key: the old foreign side answers with a
+      // tombstone, stamped with the newer of the two rows (Kafka Streams' DELETE_KEY_AND_PROPAGATE).
+      const propagateNull = !spec.leftJoin && newFk === null;
+      const message: Subscription = { subscribe: false, propagateNull, hash, primaryKey: record.key };
       this.context.forward(record.withKeyValue(oldFk, message), spec.registrationSink);
     }
     if (newFk !== null) {
-      const hash = valueHash(spec.leftValueSerde.serialize(spec.registrationSink, next));
-      const message: Subscription = { subscribe: true, hash, primaryKey: record.key };
+      // As Kafka Streams: an inner join resets the result only when the row left another foreign key.
+      const message: Subscription = { subscribe: true, propagateNull: spec.leftJoin || leaves, hash, primaryKey: record.key };
       this.context.forward(record.withKeyValue(newFk, message), spec.registrationSink);
-    } else if (spec.leftJoin || oldFk !== null) {
-      // An inner join row without foreign key joins nothing; leaving one deletes the result.
-      this.context.forward(record.withValue({ ...result(spec, record.key, next, null), always: !spec.leftJoin }), spec.output);
+    } else if (spec.leftJoin) {
+      this.context.forward(record.withValue(result(spec, record.key, next, null)), spec.output);
     }
   };
 }
 
 /**
  * Foreign table side, registrations: keeps `(foreign key, primary key) -> hash` in the
- * subscription store and answers a subscription at once with the foreign row as it is now
- * (null when absent, so an inner join can drop a stale result), timestamped with the newer
- * of the subscription and the foreign row.
+ * subscription store and answers a subscription at once with the foreign row as it is now,
+ * timestamped with the newer of the subscription and the foreign row. Without a foreign row
+ * it answers (null) only when asked to (`propagateNull`: a left join, or an inner-join row
+ * that moved from another foreign key, whose old result that null removes). An
+ * unsubscription asked to answer gets a null answer: the inner-join tombstone of a row that
+ * left its foreign key for none.
  */
 export class SubscriptionReceiveProcessor implements Processor<unknown, Subscription, unknown, SubscriptionResponse> {
   private readonly nodeName: string;
@@ -146,13 +155,13 @@ export class SubscriptionReceiveProcessor implements Processor<unknown, Subscrip
     const fkBytes = this.spec.foreignKeySerde.serialize(this.nodeName, record.key) ?? Buffer.alloc(0);
     const pkBytes = this.spec.leftKeySerde.serialize(this.nodeName, message.primaryKey) ?? Buffer.alloc(0);
     const storeKey = subscriptionKey(fkBytes, pkBytes);
-    if (!message.subscribe) {
-      this.store.delete(storeKey);
-      return;
-    }
-    this.store.put(storeKey, message.hash);
+    if (message.subscribe) this.store.put(storeKey, message.hash);
+    else this.store.delete(storeKey);
+    if (!message.subscribe && !message.propagateNull) return;
     const foreign = this.right.get(record.key);
-    const response = record.withKeyValue(message.primaryKey, { hash: message.hash, foreignValue: foreign?.value ?? null });
+    if (foreign === null && !message.propagateNull) return;
+    const foreignValue = message.subscribe ? (foreign?.value ?? null) : null;
+    const response = record.withKeyValue(message.primaryKey, { hash: message.hash, foreignValue });
     // The result is as new as the newer of the two rows it joins (Kafka Streams' SubscriptionJoinProcessor).
     this.context.forward(foreign === null ? response : response.withTimestamp(Math.max(record.timestamp, foreign.timestampMs)));
   };
@@ -210,7 +219,9 @@ export class SubscriptionResolveProcessor implements Processor<unknown, Subscrip
     if (record.key === null || record.key === undefined || response === null) return;
     const current = this.left.get(record.key)?.value ?? null;
     const currentHash = valueHash(current === null ? null : this.spec.leftValueSerde.serialize(this.spec.output, current));
-    if (current === null || !currentHash.equals(response.hash)) return;
-    this.context.forward(record.withValue(result(this.spec, record.key, current, response.foreignValue)));
+    // A deleted row matches the hash of no value: the answer to its unsubscription.
+    if (!currentHash.equals(response.hash)) return;
+    // A current response always goes out, a tombstone included (Kafka Streams' ResponseJoinProcessor).
+    this.context.forward(record.withValue({ ...result(this.spec, record.key, current, response.foreignValue), always: true }));
   };
 }
