@@ -88,8 +88,10 @@ export class GlobalStores {
     return applied;
   }
 
-  /** Keeps the stores current from now on, starting after what was applied. */
-  /** `onFatal`: a record the deserialization handler failed on, or dead letters that could not be sent. */
+  /**
+   * Keeps the stores current from now on, starting after what was applied. `onFatal` gets a
+   * record the deserialization handler failed on, or dead letters that could not be sent.
+   */
   async follow(client: KafkaClient, applicationId: string, readCommitted: boolean, commitIntervalMs: number, onFatal: (error: Error) => void = () => {}): Promise<void> {
     if (this.#specs.length === 0) return;
     this.#client = client;
