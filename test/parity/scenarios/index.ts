@@ -1,5 +1,6 @@
 import type { Scenario } from "../harness/scenario.ts";
 import { aggregations } from "./aggregations.ts";
+import { boundaries } from "./boundaries.ts";
 import { streamJoins } from "./stream-joins.ts";
 import { streams } from "./streams.ts";
 import { tableJoins } from "./table-joins.ts";
@@ -19,6 +20,7 @@ export const AREAS: readonly Area[] = [
   { name: "table joins", scenarios: tableJoins },
   { name: "tables", scenarios: tables },
   { name: "streams", scenarios: streams },
+  { name: "boundaries", scenarios: boundaries },
 ];
 
 const names = AREAS.flatMap((a) => a.scenarios.map((s) => s.name));

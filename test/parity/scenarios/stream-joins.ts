@@ -6,7 +6,7 @@ import type { Step } from "../harness/exchange.ts";
 import type { Scenario } from "../harness/scenario.ts";
 import { out, strings, toStrings, withHeaders } from "./common.ts";
 
-type Kind = "inner" | "left" | "outer";
+export type Kind = "inner" | "left" | "outer";
 
 /**
  * Two streams with the same few keys, out of order, some records late, null keys and null
@@ -22,7 +22,7 @@ function twoStreams(seed: number, headers = false): Step[] {
 }
 
 /** The joined stream every scenario writes (StreamJoins.java: join). */
-function join(b: StreamsBuilder, kind: Kind, windows: JoinWindows): void {
+export function join(b: StreamsBuilder, kind: Kind, windows: JoinWindows): void {
   const left = b.stream("left", strings);
   const right = b.stream("right", strings);
   const serdes = StreamJoined.with(Serdes.string(), Serdes.string(), Serdes.string());

@@ -8,9 +8,9 @@ import type { Step } from "../harness/exchange.ts";
 import { groupedStrings, outSessions, outTimeWindowed, stringStore, strings, sum, withHeaders } from "./common.ts";
 
 /** How results leave the windowed aggregation: every update, emitStrategy(onWindowClose), or suppress(untilWindowCloses). */
-type Emit = "update" | "close" | "suppress";
+export type Emit = "update" | "close" | "suppress";
 /** count(), reduce(sum) or aggregate(concatenate). */
-type Op = "count" | "sum" | "concat";
+export type Op = "count" | "sum" | "concat";
 
 const SIZE = 1000;
 const KEYS = ["a", "b"];
@@ -51,7 +51,7 @@ function emitTo<V>(table: KTable<Windowed<string>, V>, emit: Emit, keySerde: Ser
 }
 
 /** The time or sliding windowed aggregation every such scenario runs (Windows.java: timeWindowed). */
-function timeWindowed(b: StreamsBuilder, windows: TimeWindows | SlidingWindows, size: number, emit: Emit, op: Op, { caching = true, filterOut }: TopologyOptions = {}): void {
+export function timeWindowed(b: StreamsBuilder, windows: TimeWindows | SlidingWindows, size: number, emit: Emit, op: Op, { caching = true, filterOut }: TopologyOptions = {}): void {
   let windowed = source(b, filterOut).groupByKey(groupedStrings).windowedBy(windows);
   if (emit === "close") windowed = windowed.emitStrategy(EmitStrategy.onWindowClose());
   const keySerde = WindowedSerdes.timeWindowed(Serdes.string(), size);
@@ -60,7 +60,7 @@ function timeWindowed(b: StreamsBuilder, windows: TimeWindows | SlidingWindows, 
 }
 
 /** The session windowed aggregation (Windows.java: session). */
-function sessionWindowed(b: StreamsBuilder, windows: SessionWindows, emit: Emit, op: Op, { caching = true, filterOut }: TopologyOptions = {}): void {
+export function sessionWindowed(b: StreamsBuilder, windows: SessionWindows, emit: Emit, op: Op, { caching = true, filterOut }: TopologyOptions = {}): void {
   let windowed = source(b, filterOut).groupByKey(groupedStrings).windowedBy(windows);
   if (emit === "close") windowed = windowed.emitStrategy(EmitStrategy.onWindowClose());
   const keySerde = WindowedSerdes.sessionWindowed(Serdes.string());

@@ -28,6 +28,7 @@ public final class Registry {
         dev.sluice.parity.scenarios.TableJoins.register(registry);
         dev.sluice.parity.scenarios.Tables.register(registry);
         dev.sluice.parity.scenarios.Streams.register(registry);
+        dev.sluice.parity.scenarios.Boundaries.register(registry);
         return registry;
     }
 }

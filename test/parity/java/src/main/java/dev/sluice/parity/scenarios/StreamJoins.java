@@ -61,7 +61,7 @@ public final class StreamJoins {
         r.add(name, b -> join(b, kind, windows.get()));
     }
 
-    private static void join(StreamsBuilder b, Kind kind, JoinWindows windows) {
+    static void join(StreamsBuilder b, Kind kind, JoinWindows windows) {
         KStream<String, String> left = b.stream("left", STRINGS);
         KStream<String, String> right = b.stream("right", STRINGS);
         StreamJoined<String, String, String> serdes = StreamJoined.with(Serdes.String(), Serdes.String(), Serdes.String());

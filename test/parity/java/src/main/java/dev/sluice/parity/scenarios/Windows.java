@@ -87,8 +87,7 @@ public final class Windows {
             .toStream()
             .to("out", Produced.with(WindowedSerdes.timeWindowedSerdeFrom(String.class, SIZE), Serdes.Long())));
         session(r, "session-concat-update-long", () -> SessionWindows.ofInactivityGapAndGrace(ms(200), ms(300)), Emit.UPDATE, Op.CONCAT, true, null);
-        r.add("sliding-concat-update-long", b -> finishTime(source(b, null).groupByKey(GROUPED_STRINGS)
-            .windowedBy(SlidingWindows.ofTimeDifferenceAndGrace(ms(400), ms(250))), 400, Emit.UPDATE, Op.CONCAT, true));
+        r.add("sliding-concat-update-long", b -> slidingWindowed(b, SlidingWindows.ofTimeDifferenceAndGrace(ms(400), ms(250)), 400, Emit.UPDATE, Op.CONCAT));
         time(r, "hopping-count-suppress-long", () -> TimeWindows.ofSizeAndGrace(ms(SIZE), ms(300)).advanceBy(ms(400)), SIZE, Emit.SUPPRESS, Op.COUNT);
         session(r, "filter-before-session-close", () -> SessionWindows.ofInactivityGapAndGrace(ms(300), ms(100)), Emit.CLOSE, Op.COUNT, true, "drop");
     }
@@ -98,29 +97,32 @@ public final class Windows {
     }
 
     private static void sliding(Registry r, String name, Supplier<SlidingWindows> windows, Emit emit, Op op) {
-        r.add(name, b -> {
-            TimeWindowedKStream<String, String> windowed = source(b, null).groupByKey(GROUPED_STRINGS).windowedBy(windows.get());
-            finishTime(windowed, 500, emit, op, true);
-        });
+        r.add(name, b -> slidingWindowed(b, windows.get(), 500, emit, op));
+    }
+
+    static void slidingWindowed(StreamsBuilder b, SlidingWindows windows, long size, Emit emit, Op op) {
+        finishTime(source(b, null).groupByKey(GROUPED_STRINGS).windowedBy(windows), size, emit, op, true);
     }
 
     private static void session(Registry r, String name, Supplier<SessionWindows> windows, Emit emit, Op op, boolean caching, String filterOut) {
-        r.add(name, b -> {
-            SessionWindowedKStream<String, String> windowed = source(b, filterOut).groupByKey(GROUPED_STRINGS).windowedBy(windows.get());
-            if (emit == Emit.CLOSE) windowed = windowed.emitStrategy(EmitStrategy.onWindowClose());
-            Serde<Windowed<String>> keySerde = WindowedSerdes.sessionWindowedSerdeFrom(String.class);
-            if (op == Op.COUNT) {
-                Materialized<String, Long, SessionStore<Bytes, byte[]>> store = Materialized.as("counts");
-                KTable<Windowed<String>, Long> table = caching ? windowed.count() : windowed.count(store.withCachingDisabled());
-                suppressIf(table, emit).toStream().to("out", Produced.with(keySerde, Serdes.Long()));
-                return;
-            }
-            Materialized<String, String, SessionStore<Bytes, byte[]>> store = Materialized.with(Serdes.String(), Serdes.String());
-            KTable<Windowed<String>, String> table = op == Op.SUM
-                ? windowed.reduce(Common::sum, store)
-                : windowed.aggregate(() -> "", (k, v, agg) -> agg + v, (k, left, right) -> left + "|" + right, store);
-            suppressIf(table, emit).toStream().to("out", Produced.with(keySerde, Serdes.String()));
-        });
+        r.add(name, b -> sessionWindowed(b, windows.get(), emit, op, caching, filterOut));
+    }
+
+    static void sessionWindowed(StreamsBuilder b, SessionWindows windows, Emit emit, Op op, boolean caching, String filterOut) {
+        SessionWindowedKStream<String, String> windowed = source(b, filterOut).groupByKey(GROUPED_STRINGS).windowedBy(windows);
+        if (emit == Emit.CLOSE) windowed = windowed.emitStrategy(EmitStrategy.onWindowClose());
+        Serde<Windowed<String>> keySerde = WindowedSerdes.sessionWindowedSerdeFrom(String.class);
+        if (op == Op.COUNT) {
+            Materialized<String, Long, SessionStore<Bytes, byte[]>> store = Materialized.as("counts");
+            KTable<Windowed<String>, Long> table = caching ? windowed.count() : windowed.count(store.withCachingDisabled());
+            suppressIf(table, emit).toStream().to("out", Produced.with(keySerde, Serdes.Long()));
+            return;
+        }
+        Materialized<String, String, SessionStore<Bytes, byte[]>> store = Materialized.with(Serdes.String(), Serdes.String());
+        KTable<Windowed<String>, String> table = op == Op.SUM
+            ? windowed.reduce(Common::sum, store)
+            : windowed.aggregate(() -> "", (k, v, agg) -> agg + v, (k, left, right) -> left + "|" + right, store);
+        suppressIf(table, emit).toStream().to("out", Produced.with(keySerde, Serdes.String()));
     }
 
     static void timeWindowed(StreamsBuilder b, TimeWindows windows, long size, Emit emit, Op op, boolean caching, String filterOut) {
