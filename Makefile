@@ -33,7 +33,7 @@ HELM := $(TOOLS)/go/bin/helm
 
 # Kafka Streams for the parity suite (docs/parity.md): Maven resolves its jars into a classpath file.
 PARITY_POM := test/parity/java/pom.xml
-PARITY_CLASSPATH := $(TOOLS)/parity/classpath.txt
+PARITY_CLASSPATH := $(CURDIR)/test/parity/java/target/classpath.txt
 
 .PHONY: helm-lint help setup test test-unit test-parity test-integration lint typecheck demo bench chaos kafka-up kafka-down env shell clean
 
@@ -68,7 +68,7 @@ $(PARITY_CLASSPATH): $(PARITY_POM)
 	@command -v mvn >/dev/null || { echo "Maven is not installed: the parity suite resolves Kafka Streams from Maven Central (apt-get install maven)" >&2; exit 1; }
 	@mkdir -p $(dir $@)
 	@echo "Resolving Kafka Streams for the parity suite from Maven Central"
-	@mvn -B -q -f $(PARITY_POM) dependency:build-classpath -Dmdep.outputFile=$@.partial >$(TOOLS)/parity/maven.log 2>&1 || { tail -n 30 $(TOOLS)/parity/maven.log >&2; rm -f $@.partial; exit 1; }
+	@mvn -B -q -f $(PARITY_POM) dependency:build-classpath -Dmdep.outputFile=$@.partial >$(dir $@)maven.log 2>&1 || { tail -n 30 $(dir $@)maven.log >&2; rm -f $@.partial; exit 1; }
 	@mv $@.partial $@
 
 setup: node_modules/.installed $(BROKER_LIB)/.resolved $(PARITY_CLASSPATH)
@@ -123,4 +123,4 @@ helm-lint: $(HELM)
 	$(HELM) template check helm/sluice-service --set persistence.enabled=false --set httpPort=8080 > /dev/null
 
 clean:
-	rm -rf node_modules $(TOOLS)
+	rm -rf node_modules $(TOOLS) test/parity/java/target

@@ -11,7 +11,8 @@ import { join, relative } from "node:path";
  */
 const ROOT = join(import.meta.dirname, "..", "..", "..");
 const JAVA_DIR = join(ROOT, "test", "parity", "java");
-const BUILD_DIR = join(ROOT, ".tools", "parity");
+// Inside the worktree (ignored by git): .tools may be shared with other checkouts.
+const BUILD_DIR = join(JAVA_DIR, "target");
 export const CLASSPATH_FILE = join(BUILD_DIR, "classpath.txt");
 
 export function runJavaOracle(scenariosFile: string, resultsFile: string): void {
