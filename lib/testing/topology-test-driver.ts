@@ -39,9 +39,11 @@ export interface TopologyTestDriverOptions {
   readonly cacheMaxBytes?: number;
   /**
    * When the stores commit (flush caches downstream and to changelogs, then commit SQLite):
-   * "each-record" (default, as Kafka Streams' driver) after every piped record, or "manual":
-   * only on `commit()` and `advanceWallClockTime()`, so updates within one "commit interval"
-   * collapse in the caches as they would in production.
+   * "each-record" (default, as Kafka Streams' driver) after every record a task processes:
+   * the caches are flushed after each record, those read back from repartition and
+   * foreign-key-join topics included, and SQLite commits once the piped record's work is
+   * done. "manual": only on `commit()` and `advanceWallClockTime()`, so updates within one
+   * "commit interval" collapse in the caches as they would in production.
    */
   readonly commit?: "each-record" | "manual";
   /** Default: every handler "fail", so a bad record throws out of pipeInput. */
@@ -85,6 +87,8 @@ export class TopologyTestDriver {
   private readonly commitEachRecord: boolean;
   private readonly outputs = new Map<string, CapturedRecord[]>();
   private captured = 0;
+  /** Records written to a global table's topic, not yet applied to its store. */
+  private readonly globalWrites: { topic: string; record: CapturedRecord }[] = [];
   private readonly nextOffset = new Map<string, number>();
   private readonly port: DriverPort;
   private closed = false;
@@ -260,9 +264,11 @@ export class TopologyTestDriver {
 
   private pipe(topic: string, key: Buffer | null, value: Buffer | null, timestamp: number | undefined, headers: Headers): void {
     this.requireOpen();
-    this.globals.fill(topic, key, value, timestamp ?? this.wallClockMs);
-    this.enqueue(topic, { key, value, timestamp: timestamp ?? this.wallClockMs, headers, partition: 0 });
+    const record = { key, value, timestamp: timestamp ?? this.wallClockMs, headers, partition: 0 };
+    this.enqueue(topic, record);
     this.drain();
+    // As Kafka Streams' driver: the tasks first, then the global store of the same topic.
+    this.globals.fill(topic, key, value, record.timestamp);
     if (this.commitEachRecord) this.commit();
   }
 
@@ -274,6 +280,14 @@ export class TopologyTestDriver {
     if (!this.readersOf(topic).length) this.nextOffset.set(topic, (this.nextOffset.get(topic) ?? 0) + 1);
     // Like a broker: whatever another sub-topology reads (repartition topics included) is fed back in.
     this.enqueue(topic, record);
+    // A global table's topic reaches its store once the record being processed is done, as in Kafka Streams' driver.
+    if (this.globals.has(topic)) this.globalWrites.push({ topic, record });
+  }
+
+  private applyGlobalWrites(): void {
+    for (let write = this.globalWrites.shift(); write !== undefined; write = this.globalWrites.shift()) {
+      this.globals.fill(write.topic, write.record.key, write.record.value, write.record.timestamp);
+    }
   }
 
   private enqueue(topic: string, record: CapturedRecord): void {
@@ -289,12 +303,29 @@ export class TopologyTestDriver {
     }
   }
 
+  /**
+   * Processes every record the tasks can take. In "each-record" mode the caches are flushed
+   * after each record a task processes, records read back from repartition and other
+   * internal topics included, as Kafka Streams' driver commits after each of them; what the
+   * flush sends on is processed in turn.
+   */
   private drain(): void {
+    this.applyGlobalWrites();
     let progressed = true;
     while (progressed) {
       progressed = false;
-      for (const task of this.tasks) while (task.process()) progressed = true;
+      for (const task of this.tasks) {
+        while (task.process()) {
+          progressed = true;
+          if (this.commitEachRecord) this.flushStores();
+          this.applyGlobalWrites();
+        }
+      }
     }
+  }
+
+  private flushStores(): void {
+    for (const stores of this.taskStores) stores.flush();
   }
 
   private readersOf(topic: string): StreamTask[] {
