@@ -3,6 +3,7 @@ import { aggregations } from "./aggregations.ts";
 import { boundaries } from "./boundaries.ts";
 import { streamJoins } from "./stream-joins.ts";
 import { streams } from "./streams.ts";
+import { sweep } from "./sweep.ts";
 import { tableJoins } from "./table-joins.ts";
 import { tables } from "./tables.ts";
 import { windows } from "./windows.ts";
@@ -21,6 +22,7 @@ export const AREAS: readonly Area[] = [
   { name: "tables", scenarios: tables },
   { name: "streams", scenarios: streams },
   { name: "boundaries", scenarios: boundaries },
+  { name: "seed sweep", scenarios: sweep },
 ];
 
 const names = AREAS.flatMap((a) => a.scenarios.map((s) => s.name));

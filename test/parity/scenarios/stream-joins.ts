@@ -13,7 +13,7 @@ export type Kind = "inner" | "left" | "outer";
  * values on both sides, and one record far ahead at the end that closes every window, so
  * left and outer joins emit their unmatched records.
  */
-function twoStreams(seed: number, headers = false): Step[] {
+export function twoStreams(seed: number, headers = false): Step[] {
   const common = { headers, count: 25, keys: ["a", "b", "c"], stepMs: 80, jitterMs: 200, lateShare: 0.1, lateByMs: 800, nullKeyShare: 0.05, nullValueShare: 0.05 };
   const left = events({ ...common, seed: seed + 1, topic: "left", value: (i) => `L${i}` });
   const right = events({ ...common, seed: seed + 2, topic: "right", value: (i) => `R${i}` });

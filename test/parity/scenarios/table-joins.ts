@@ -42,12 +42,12 @@ function streamGlobal(b: StreamsBuilder, kind: Exclude<Kind, "outer">): void {
   (kind === "inner" ? orders.join(users, mapper, joiner) : orders.leftJoin(users, mapper, joiner)).to("out", toStrings);
 }
 
-function twoTables(seed: number, headers = false): Step[] {
+export function twoTables(seed: number, headers = false): Step[] {
   const left = tableUpdates(seed + 1, "left", ["a", "b", "c"], 20, (i) => `L${i}`, headers);
   return interleave(seed, left, tableUpdates(seed + 2, "right", ["a", "b", "d"], 20, (i) => `R${i}`, headers));
 }
 
-function tableTable(b: StreamsBuilder, kind: Kind): void {
+export function tableTable(b: StreamsBuilder, kind: Kind): void {
   const left = b.table("left", strings);
   const right = b.table("right", strings);
   const result = kind === "inner" ? left.join(right, joiner) : kind === "left" ? left.leftJoin(right, joiner) : left.outerJoin(right, joiner);
@@ -55,7 +55,7 @@ function tableTable(b: StreamsBuilder, kind: Kind): void {
 }
 
 /** Orders keyed by order id, value "u2|7": foreign key u2 ("-|7": no foreign key); orders change user, users come and go. */
-function ordersAndUsers(seed: number, headers = false): Step[] {
+export function ordersAndUsers(seed: number, headers = false): Step[] {
   const orders = tableUpdates(seed + 1, "orders", ["o1", "o2", "o3", "o4"], 25, (i) => `${i % 5 === 4 ? "-" : `u${1 + (i % 3)}`}|${i}`, headers);
   return interleave(seed, orders, tableUpdates(seed + 2, "users", ["u1", "u2", "u3"], 15, (i) => `n${i}`, headers));
 }
@@ -66,7 +66,7 @@ const foreignKey = (order: string): string | null => {
 };
 
 /** `materialized`: the join result goes into a caching store of its own. */
-function foreignKeyJoin(b: StreamsBuilder, kind: Exclude<Kind, "outer">, materialized = false): void {
+export function foreignKeyJoin(b: StreamsBuilder, kind: Exclude<Kind, "outer">, materialized = false): void {
   const orders = b.table("orders", strings);
   const users = b.table("users", strings);
   const store = materialized ? stringStore("joined") : undefined;

@@ -6,7 +6,7 @@ import type { Scenario } from "../harness/scenario.ts";
 import { longStore, out, outLongs, stringStore, strings, sum, toLongs, toStrings, withHeaders } from "./common.ts";
 
 /** Table updates with tombstones, repeated values, and deletes of keys that never existed. */
-function updates(seed: number, headers = false, keys: readonly string[] = ["a1", "a2", "b1", "b2"], count = 35): Step[] {
+export function updates(seed: number, headers = false, keys: readonly string[] = ["a1", "a2", "b1", "b2"], count = 35): Step[] {
   const changes = events({ seed, headers, topic: "in", count, keys, stepMs: 50, jitterMs: 80, nullValueShare: 0.15, value: (_i, r) => String(1 + Math.floor(r() * 4)) });
   return interleave(seed + 1, changes, [pipe("in", "never", null, 10), pipe("in", "never2", null, 700), pipe("in", "never", null, 1200)]);
 }
@@ -16,6 +16,15 @@ const tripled = (v: string): string => String(Number(v) * 3);
 const sourceTable = (b: StreamsBuilder, cached = true): KTable<string, string> =>
   cached ? b.table("in", strings) : b.table("in", strings, stringStore("source").withCachingDisabled());
 const groupedByPrefix = Grouped.with(Serdes.string(), Serdes.string());
+
+/** groupBy(key prefix).aggregate with adder and subtractor leaving a trail: "+3-3+4". */
+export function prefixTrail(b: StreamsBuilder): void {
+  sourceTable(b)
+    .groupBy((k, v) => [k.slice(0, 1), v] as const, groupedByPrefix)
+    .aggregate(() => "", (_k, v, agg) => `${agg}+${v}`, (_k, v, agg) => `${agg}-${v}`, stringStore("trail"))
+    .toStream()
+    .to("out", toStrings);
+}
 
 export const tables: Scenario[] = [
   {
@@ -96,12 +105,7 @@ export const tables: Scenario[] = [
     about: "KTable.groupBy(key prefix).aggregate: subtractor then adder on the same group (KIP-904)",
     outputs: [out()],
     steps: updates(309),
-    topology: (b) =>
-      sourceTable(b)
-        .groupBy((k, v) => [k.slice(0, 1), v] as const, groupedByPrefix)
-        .aggregate(() => "", (_k, v, agg) => `${agg}+${v}`, (_k, v, agg) => `${agg}-${v}`, stringStore("trail"))
-        .toStream()
-        .to("out", toStrings),
+    topology: prefixTrail,
   },
   {
     name: "table-group-by-aggregate-caching-disabled",
@@ -153,12 +157,7 @@ export const tables: Scenario[] = [
     about: "headers of a table aggregation's results, through the repartition topic",
     outputs: [withHeaders(out())],
     steps: updates(314, true),
-    topology: (b) =>
-      sourceTable(b)
-        .groupBy((k, v) => [k.slice(0, 1), v] as const, groupedByPrefix)
-        .aggregate(() => "", (_k, v, agg) => `${agg}+${v}`, (_k, v, agg) => `${agg}-${v}`, stringStore("trail"))
-        .toStream()
-        .to("out", toStrings),
+    topology: prefixTrail,
   },
   {
     name: "table-filter-map-values-headers",

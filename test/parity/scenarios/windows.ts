@@ -24,7 +24,7 @@ interface InputOptions extends Partial<Parameters<typeof events>[0]> {
  * Out-of-order records over a few windows, with stragglers both within and beyond grace, and
  * at the end one record far ahead (key "z") that closes every window still open.
  */
-function windowInput(seed: number, { closeAfterMs = 10_000, ...extra }: InputOptions = {}): Step[] {
+export function windowInput(seed: number, { closeAfterMs = 10_000, ...extra }: InputOptions = {}): Step[] {
   const steps = events({ seed, topic: "in", count: 45, keys: KEYS, stepMs: 70, jitterMs: 250, lateShare: 0.15, lateByMs: 1500, ...extra });
   return [...steps, pipe("in", "z", "1", Math.max(...steps.map((s) => s.timestamp)) + closeAfterMs)];
 }

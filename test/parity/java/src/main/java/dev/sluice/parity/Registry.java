@@ -29,6 +29,7 @@ public final class Registry {
         dev.sluice.parity.scenarios.Tables.register(registry);
         dev.sluice.parity.scenarios.Streams.register(registry);
         dev.sluice.parity.scenarios.Boundaries.register(registry);
+        dev.sluice.parity.scenarios.Sweep.register(registry);
         return registry;
     }
 }

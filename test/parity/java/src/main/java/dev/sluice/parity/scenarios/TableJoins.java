@@ -76,7 +76,7 @@ public final class TableJoins {
         (kind == Kind.INNER ? orders.join(users, mapper, JOINER) : orders.leftJoin(users, mapper, JOINER)).to("out", TO_STRINGS);
     }
 
-    private static void tableTable(StreamsBuilder b, Kind kind) {
+    static void tableTable(StreamsBuilder b, Kind kind) {
         KTable<String, String> left = b.table("left", STRINGS);
         KTable<String, String> right = b.table("right", STRINGS);
         KTable<String, String> result = switch (kind) {
@@ -87,7 +87,7 @@ public final class TableJoins {
         result.toStream().to("out", TO_STRINGS);
     }
 
-    private static void foreignKeyJoin(StreamsBuilder b, Kind kind) {
+    static void foreignKeyJoin(StreamsBuilder b, Kind kind) {
         foreignKeyJoin(b, kind, false);
     }
 

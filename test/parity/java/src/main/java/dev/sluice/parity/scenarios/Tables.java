@@ -31,10 +31,7 @@ public final class Tables {
             .groupBy((k, v) -> KeyValue.pair(k.substring(0, 1), v), GROUPED_STRINGS)
             .reduce(Common::sum, (agg, v) -> String.valueOf(Long.parseLong(agg) - Long.parseLong(v)), stringStore("sums"))
             .toStream().to("out", TO_STRINGS));
-        r.add("table-group-by-aggregate-same-key", b -> source(b, true)
-            .groupBy((k, v) -> KeyValue.pair(k.substring(0, 1), v), GROUPED_STRINGS)
-            .aggregate(() -> "", (k, v, agg) -> agg + "+" + v, (k, v, agg) -> agg + "-" + v, stringStore("trail"))
-            .toStream().to("out", TO_STRINGS));
+        r.add("table-group-by-aggregate-same-key", Tables::prefixTrail);
         r.add("table-group-by-aggregate-caching-disabled", b -> source(b, true)
             .groupBy((k, v) -> KeyValue.pair(Long.parseLong(v) % 2 == 0 ? "even" : "odd", k), GROUPED_STRINGS)
             .aggregate(() -> "", (k, v, agg) -> agg + "+" + v, (k, v, agg) -> agg + "-" + v, stringStore("trail").withCachingDisabled())
@@ -45,10 +42,7 @@ public final class Tables {
         r.add("stream-to-table", b -> b.stream("in", STRINGS).toTable().toStream().to("out", TO_STRINGS));
         r.add("stream-to-table-materialized-filter", b -> b.stream("in", STRINGS).toTable(stringStore("as-table"))
             .filter(ODD).toStream().to("out", TO_STRINGS));
-        r.add("table-group-by-aggregate-headers", b -> source(b, true)
-            .groupBy((k, v) -> KeyValue.pair(k.substring(0, 1), v), GROUPED_STRINGS)
-            .aggregate(() -> "", (k, v, agg) -> agg + "+" + v, (k, v, agg) -> agg + "-" + v, stringStore("trail"))
-            .toStream().to("out", TO_STRINGS));
+        r.add("table-group-by-aggregate-headers", Tables::prefixTrail);
         r.add("table-filter-map-values-headers", b -> source(b, true).filter(ODD).mapValues(TRIPLED).toStream().to("out", TO_STRINGS));
         r.add("table-filter-then-group-by-count", b -> source(b, true).filter(ODD)
             .groupBy((k, v) -> KeyValue.pair(v, k), GROUPED_STRINGS)
@@ -60,6 +54,14 @@ public final class Tables {
         r.add("table-group-by-null-group-key", b -> source(b, true)
             .groupBy((k, v) -> KeyValue.pair("4".equals(v) ? null : k.substring(0, 1), v), GROUPED_STRINGS)
             .count().toStream().to("out", TO_LONGS));
+    }
+
+    /** groupBy(key prefix).aggregate with adder and subtractor leaving a trail: "+3-3+4". */
+    static void prefixTrail(StreamsBuilder b) {
+        source(b, true)
+            .groupBy((k, v) -> KeyValue.pair(k.substring(0, 1), v), GROUPED_STRINGS)
+            .aggregate(() -> "", (k, v, agg) -> agg + "+" + v, (k, v, agg) -> agg + "-" + v, stringStore("trail"))
+            .toStream().to("out", TO_STRINGS);
     }
 
     private static KTable<String, String> source(StreamsBuilder b, boolean cached) {
