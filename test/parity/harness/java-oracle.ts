@@ -13,7 +13,7 @@ const ROOT = join(import.meta.dirname, "..", "..", "..");
 const JAVA_DIR = join(ROOT, "test", "parity", "java");
 // Inside the worktree (ignored by git): .tools may be shared with other checkouts.
 const BUILD_DIR = join(JAVA_DIR, "target");
-export const CLASSPATH_FILE = join(BUILD_DIR, "classpath.txt");
+const CLASSPATH_FILE = join(BUILD_DIR, "classpath.txt");
 
 export function runJavaOracle(scenariosFile: string, resultsFile: string): void {
   const classes = compile();
