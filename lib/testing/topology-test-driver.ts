@@ -188,6 +188,8 @@ export class TopologyTestDriver {
       if (due > target) break;
       this.wallClockMs = Math.max(this.wallClockMs, due);
       for (const task of this.tasks) task.punctuateWallClock(this.wallClockMs);
+      // Kafka Streams' driver commits right after punctuating, before it processes what the punctuation sent on.
+      if (this.commitEachRecord) this.flushStores();
       this.drain();
     }
     this.wallClockMs = target;
