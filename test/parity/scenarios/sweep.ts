@@ -26,11 +26,11 @@ interface Base {
 const BASES: readonly Base[] = [
   { name: "stream-stream-outer", about: "stream-stream outer join, 200 ms windows, 100 ms grace", outputs: [out()], steps: (s) => twoStreams(s), topology: (b) => join(b, "outer", JoinWindows.ofTimeDifferenceAndGrace(200, 100)) },
   {
-    name: "session-concat-update",
-    about: "session aggregate with merger on update, gap 300 ms, grace 200 ms",
+    name: "session-concat-update-uncached",
+    about: "session aggregate with merger on update, gap 300 ms, grace 200 ms, caching disabled (a kept difference with a cache)",
     outputs: [outSessions("string")],
     steps: (s) => windowInput(s, { stepMs: 120, jitterMs: 400 }),
-    topology: (b) => sessionWindowed(b, SessionWindows.ofInactivityGapAndGrace(300, 200), "update", "concat"),
+    topology: (b) => sessionWindowed(b, SessionWindows.ofInactivityGapAndGrace(300, 200), "update", "concat", { caching: false }),
   },
   {
     name: "hopping-count-suppress",

@@ -83,6 +83,11 @@ final class ScenarioRun {
         props.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
         props.put(StreamsConfig.DEFAULT_KEY_SERDE_CLASS_CONFIG, Serdes.StringSerde.class);
         props.put(StreamsConfig.DEFAULT_VALUE_SERDE_CLASS_CONFIG, Serdes.StringSerde.class);
+        // Emit-on-close results and the null results of left and outer stream-stream joins are
+        // checked at most once per second of wall-clock time by default; the driver's wall clock
+        // only moves on advanceWallClockTime, so the check runs on every record here, as Sluice's does.
+        props.put(StreamsConfig.InternalConfig.EMIT_INTERVAL_MS_KSTREAMS_WINDOWED_AGGREGATION, 0L);
+        props.put(StreamsConfig.InternalConfig.EMIT_INTERVAL_MS_KSTREAMS_OUTER_JOIN_SPURIOUS_RESULTS_FIX, 0L);
         if (config.has("cacheMaxBytes")) props.put(StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG, config.get("cacheMaxBytes").asLong());
         if (config.has("maxTaskIdleMs")) props.put(StreamsConfig.MAX_TASK_IDLE_MS_CONFIG, config.get("maxTaskIdleMs").asLong());
         return props;

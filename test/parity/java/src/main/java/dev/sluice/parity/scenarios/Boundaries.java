@@ -18,7 +18,7 @@ public final class Boundaries {
         }
         for (Emit emit : new Emit[] {Emit.UPDATE, Emit.CLOSE}) {
             r.add("boundary-sliding-" + name(emit), b -> Windows.slidingWindowed(b, SlidingWindows.ofTimeDifferenceAndGrace(ms(500), ms(100)), 500, emit, Op.COUNT));
-            r.add("boundary-session-" + name(emit), b -> Windows.sessionWindowed(b, SessionWindows.ofInactivityGapAndGrace(ms(300), ms(100)), emit, Op.COUNT, true, null));
+            r.add("boundary-session-" + name(emit) + "-uncached", b -> Windows.sessionWindowed(b, SessionWindows.ofInactivityGapAndGrace(ms(300), ms(100)), emit, Op.COUNT, false, null));
         }
         for (Kind kind : Kind.values()) {
             r.add("boundary-join-" + kind.name().toLowerCase(), b -> StreamJoins.join(b, kind, JoinWindows.ofTimeDifferenceAndGrace(ms(100), ms(50))));

@@ -19,7 +19,7 @@ public final class Sweep {
     public static void register(Registry r) {
         Map<String, Consumer<StreamsBuilder>> bases = Map.of(
             "stream-stream-outer", b -> StreamJoins.join(b, StreamJoins.Kind.OUTER, JoinWindows.ofTimeDifferenceAndGrace(ms(200), ms(100))),
-            "session-concat-update", b -> Windows.sessionWindowed(b, SessionWindows.ofInactivityGapAndGrace(ms(300), ms(200)), Emit.UPDATE, Op.CONCAT, true, null),
+            "session-concat-update-uncached", b -> Windows.sessionWindowed(b, SessionWindows.ofInactivityGapAndGrace(ms(300), ms(200)), Emit.UPDATE, Op.CONCAT, false, null),
             "hopping-count-suppress", b -> Windows.timeWindowed(b, TimeWindows.ofSizeAndGrace(ms(1000), ms(200)).advanceBy(ms(300)), 1000, Emit.SUPPRESS, Op.COUNT, true, null),
             "sliding-count-update", b -> Windows.slidingWindowed(b, SlidingWindows.ofTimeDifferenceAndGrace(ms(500), ms(300)), 500, Emit.UPDATE, Op.COUNT),
             "foreign-key-left", b -> TableJoins.foreignKeyJoin(b, TableJoins.Kind.LEFT),

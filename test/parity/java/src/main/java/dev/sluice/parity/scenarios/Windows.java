@@ -48,10 +48,9 @@ public final class Windows {
         sliding(r, "sliding-count-grace-update", () -> SlidingWindows.ofTimeDifferenceAndGrace(ms(500), ms(300)), Emit.UPDATE, Op.COUNT);
         sliding(r, "sliding-concat-grace-suppress", () -> SlidingWindows.ofTimeDifferenceAndGrace(ms(500), ms(300)), Emit.SUPPRESS, Op.CONCAT);
         sliding(r, "sliding-count-grace-close", () -> SlidingWindows.ofTimeDifferenceAndGrace(ms(500), ms(300)), Emit.CLOSE, Op.COUNT);
-        sliding(r, "sliding-count-close-after-time-jump", () -> SlidingWindows.ofTimeDifferenceAndGrace(ms(500), ms(300)), Emit.CLOSE, Op.COUNT);
-        session(r, "session-count-nograce-update", () -> SessionWindows.ofInactivityGapWithNoGrace(ms(300)), Emit.UPDATE, Op.COUNT, true, null);
+        session(r, "session-count-nograce-update-uncached", () -> SessionWindows.ofInactivityGapWithNoGrace(ms(300)), Emit.UPDATE, Op.COUNT, false, null);
         session(r, "session-count-grace-update", () -> SessionWindows.ofInactivityGapAndGrace(ms(300), ms(200)), Emit.UPDATE, Op.COUNT, true, null);
-        session(r, "session-sum-grace-suppress", () -> SessionWindows.ofInactivityGapAndGrace(ms(300), ms(200)), Emit.SUPPRESS, Op.SUM, true, null);
+        session(r, "session-sum-grace-suppress-uncached", () -> SessionWindows.ofInactivityGapAndGrace(ms(300), ms(200)), Emit.SUPPRESS, Op.SUM, false, null);
         session(r, "session-concat-grace-close", () -> SessionWindows.ofInactivityGapAndGrace(ms(300), ms(200)), Emit.CLOSE, Op.CONCAT, true, null);
         r.add("tumbling-count-caching-disabled", b -> timeWindowed(b, TimeWindows.ofSizeAndGrace(ms(SIZE), ms(300)), SIZE, Emit.UPDATE, Op.COUNT, false, null));
         session(r, "session-count-caching-disabled", () -> SessionWindows.ofInactivityGapAndGrace(ms(300), ms(100)), Emit.UPDATE, Op.COUNT, false, null);
@@ -86,7 +85,7 @@ public final class Windows {
             .count()
             .toStream()
             .to("out", Produced.with(WindowedSerdes.timeWindowedSerdeFrom(String.class, SIZE), Serdes.Long())));
-        session(r, "session-concat-update-long", () -> SessionWindows.ofInactivityGapAndGrace(ms(200), ms(300)), Emit.UPDATE, Op.CONCAT, true, null);
+        session(r, "session-concat-update-long-uncached", () -> SessionWindows.ofInactivityGapAndGrace(ms(200), ms(300)), Emit.UPDATE, Op.CONCAT, false, null);
         r.add("sliding-concat-update-long", b -> slidingWindowed(b, SlidingWindows.ofTimeDifferenceAndGrace(ms(400), ms(250)), 400, Emit.UPDATE, Op.CONCAT));
         time(r, "hopping-count-suppress-long", () -> TimeWindows.ofSizeAndGrace(ms(SIZE), ms(300)).advanceBy(ms(400)), SIZE, Emit.SUPPRESS, Op.COUNT);
         session(r, "filter-before-session-close", () -> SessionWindows.ofInactivityGapAndGrace(ms(300), ms(100)), Emit.CLOSE, Op.COUNT, true, "drop");
@@ -118,7 +117,8 @@ public final class Windows {
             suppressIf(table, emit).toStream().to("out", Produced.with(keySerde, Serdes.Long()));
             return;
         }
-        Materialized<String, String, SessionStore<Bytes, byte[]>> store = Materialized.with(Serdes.String(), Serdes.String());
+        Materialized<String, String, SessionStore<Bytes, byte[]>> cached = Materialized.with(Serdes.String(), Serdes.String());
+        Materialized<String, String, SessionStore<Bytes, byte[]>> store = caching ? cached : cached.withCachingDisabled();
         KTable<Windowed<String>, String> table = op == Op.SUM
             ? windowed.reduce(Common::sum, store)
             : windowed.aggregate(() -> "", (k, v, agg) -> agg + v, (k, left, right) -> left + "|" + right, store);
