@@ -87,8 +87,6 @@ export class TopologyTestDriver {
   private readonly commitEachRecord: boolean;
   private readonly outputs = new Map<string, CapturedRecord[]>();
   private captured = 0;
-  /** Records written to a global table's topic, not yet applied to its store. */
-  private readonly globalWrites: { topic: string; record: CapturedRecord }[] = [];
   private readonly nextOffset = new Map<string, number>();
   private readonly port: DriverPort;
   private closed = false;
@@ -282,14 +280,8 @@ export class TopologyTestDriver {
     if (!this.readersOf(topic).length) this.nextOffset.set(topic, (this.nextOffset.get(topic) ?? 0) + 1);
     // Like a broker: whatever another sub-topology reads (repartition topics included) is fed back in.
     this.enqueue(topic, record);
-    // A global table's topic reaches its store once the record being processed is done, as in Kafka Streams' driver.
-    if (this.globals.has(topic)) this.globalWrites.push({ topic, record });
-  }
-
-  private applyGlobalWrites(): void {
-    for (let write = this.globalWrites.shift(); write !== undefined; write = this.globalWrites.shift()) {
-      this.globals.fill(write.topic, write.record.key, write.record.value, write.record.timestamp);
-    }
+    // A global table's topic reaches its store once the record being processed is done (drain), as in Kafka Streams' driver.
+    this.globals.hold(topic, record.key, record.value, record.timestamp);
   }
 
   private enqueue(topic: string, record: CapturedRecord): void {
@@ -312,7 +304,7 @@ export class TopologyTestDriver {
    * flush sends on is processed in turn.
    */
   private drain(): void {
-    this.applyGlobalWrites();
+    this.globals.applyHeld();
     let progressed = true;
     while (progressed) {
       progressed = false;
@@ -320,7 +312,7 @@ export class TopologyTestDriver {
         while (task.process()) {
           progressed = true;
           if (this.commitEachRecord) this.flushStores();
-          this.applyGlobalWrites();
+          this.globals.applyHeld();
         }
       }
     }
