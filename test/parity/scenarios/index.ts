@@ -2,6 +2,7 @@ import type { Scenario } from "../harness/scenario.ts";
 import { aggregations } from "./aggregations.ts";
 import { boundaries } from "./boundaries.ts";
 import { streamJoins } from "./stream-joins.ts";
+import { requests } from "./requests.ts";
 import { streams } from "./streams.ts";
 import { sweep } from "./sweep.ts";
 import { tableJoins } from "./table-joins.ts";
@@ -23,6 +24,7 @@ export const AREAS: readonly Area[] = [
   { name: "streams", scenarios: streams },
   { name: "boundaries", scenarios: boundaries },
   { name: "seed sweep", scenarios: sweep },
+  { name: "requested cases", scenarios: requests },
 ];
 
 const names = AREAS.flatMap((a) => a.scenarios.map((s) => s.name));

@@ -30,6 +30,7 @@ public final class Registry {
         dev.sluice.parity.scenarios.Streams.register(registry);
         dev.sluice.parity.scenarios.Boundaries.register(registry);
         dev.sluice.parity.scenarios.Sweep.register(registry);
+        dev.sluice.parity.scenarios.Requests.register(registry);
         return registry;
     }
 }
