@@ -40,6 +40,8 @@ export interface DriverConfig {
   readonly cacheMaxBytes?: number;
   /** max.task.idle.ms. */
   readonly maxTaskIdleMs?: number;
+  /** "continue": a record whose processing throws is logged and dropped (processing.exception.handler = LogAndContinueProcessingExceptionHandler). Default: fail. */
+  readonly processingErrors?: "continue";
 }
 
 export interface ScenarioInput {

@@ -35,15 +35,19 @@ export function runOnSluice(scenario: Scenario, input: ScenarioInput): OutputRec
   }
 }
 
+/** The records a scenario makes fail on purpose need no log lines. */
+const QUIET = { warn() {}, error() {} };
+
 function driverOptions(input: ScenarioInput): TopologyTestDriverOptions {
   // Only what the scenario sets is passed on, so both drivers otherwise run on their defaults.
-  const { cacheMaxBytes, maxTaskIdleMs } = input.config;
+  const { cacheMaxBytes, maxTaskIdleMs, processingErrors } = input.config;
   return {
     applicationId: "test-app",
     initialWallClockMs: 0,
     commit: "each-record",
     ...(cacheMaxBytes !== undefined ? { cacheMaxBytes } : {}),
     ...(maxTaskIdleMs !== undefined ? { maxTaskIdleMs } : {}),
+    ...(processingErrors ? { exceptionHandlers: { processing: processingErrors, logger: QUIET } } : {}),
   };
 }
 

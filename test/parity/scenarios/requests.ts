@@ -1,4 +1,4 @@
-import { Grouped, JoinWindows, Joined, Materialized, type StreamsBuilder } from "../../../lib/dsl/index.ts";
+import { Branched, Grouped, JoinWindows, Joined, Materialized, type StreamsBuilder } from "../../../lib/dsl/index.ts";
 import { SessionWindows, SlidingWindows, TimeWindows } from "../../../lib/processor/index.ts";
 import { Serdes } from "../../../lib/serdes/index.ts";
 import { advance, pipe } from "../harness/inputs.ts";
@@ -14,6 +14,13 @@ import { sessionWindowed, timeWindowed } from "./windows.ts";
 const joinedStrings = Joined.with(Serdes.string(), Serdes.string(), Serdes.string());
 const grouped = Grouped.with(Serdes.string(), Serdes.string());
 const minus = (a: string, b: string): string => String(Number(a) - Number(b));
+/** A mapper that throws on one value, for the processing-error scenarios. */
+const refuse =
+  (bad: string) =>
+  (v: string | null): string | null => {
+    if (v === bad) throw new Error(`${bad} is refused`);
+    return `L${v}`;
+  };
 const uncachedSource = (b: StreamsBuilder, topic: string) => b.table(topic, strings, stringStore(`${topic}-store`).withCachingDisabled());
 
 function tableTable(b: StreamsBuilder, kind: "inner" | "left"): void {
@@ -181,4 +188,47 @@ export const requests: Scenario[] = [
       topology: (b) => join(b, kind, JoinWindows.ofTimeDifferenceAndGrace(10, 5)),
     }),
   ),
+  {
+    name: "processing-error-continue-after-cache",
+    about: "processing errors set to continue: a mapValues behind a cached count throws on one count; only that record is dropped",
+    config: { processingErrors: "continue" },
+    outputs: [out()],
+    steps: ["a", "b", "a", "a", "b", "a"].map((k, i) => pipe("in", k, "1", i * 10)),
+    topology(b) {
+      b.stream("in", strings)
+        .groupByKey()
+        .count()
+        .toStream()
+        .mapValues((n) => {
+          if (n === 2n) throw new Error("two is refused");
+          return `count ${n}`;
+        })
+        .to("out", toStrings);
+    },
+  },
+  {
+    name: "processing-error-continue-in-branch",
+    about: "processing errors set to continue: a split branch that throws on one record; later records and the other branch flow",
+    config: { processingErrors: "continue" },
+    outputs: [out("left"), out("right")],
+    steps: ["1", "2", "3", "4", "5", "6"].map((v, i) => pipe("in", "k", v, i)),
+    topology(b) {
+      b.stream("in", strings)
+        .split()
+        .branch((_k, v) => Number(v) % 2 === 1, Branched.withConsumer((s) => s.mapValues(refuse("3")).to("left", toStrings)))
+        .defaultBranch(Branched.withConsumer((s) => s.to("right", toStrings)));
+    },
+  },
+  {
+    name: "processing-error-continue-sibling",
+    about: "processing errors set to continue: of two children of one stream, the first throws on a record; the second still gets it",
+    config: { processingErrors: "continue" },
+    outputs: [out("left"), out("right")],
+    steps: ["1", "2", "3"].map((v, i) => pipe("in", "k", v, i)),
+    topology(b) {
+      const stream = b.stream("in", strings);
+      stream.mapValues(refuse("2")).to("left", toStrings);
+      stream.mapValues((v): string | null => `R${v}`).to("right", toStrings);
+    },
+  },
 ];

@@ -28,6 +28,7 @@ import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.TestInputTopic;
 import org.apache.kafka.streams.TestOutputTopic;
 import org.apache.kafka.streams.TopologyTestDriver;
+import org.apache.kafka.streams.errors.LogAndContinueProcessingExceptionHandler;
 import org.apache.kafka.streams.kstream.SessionWindowedDeserializer;
 import org.apache.kafka.streams.kstream.TimeWindowedDeserializer;
 import org.apache.kafka.streams.kstream.Windowed;
@@ -89,6 +90,9 @@ final class ScenarioRun {
         props.put(StreamsConfig.InternalConfig.EMIT_INTERVAL_MS_KSTREAMS_WINDOWED_AGGREGATION, 0L);
         props.put(StreamsConfig.InternalConfig.EMIT_INTERVAL_MS_KSTREAMS_OUTER_JOIN_SPURIOUS_RESULTS_FIX, 0L);
         if (config.has("cacheMaxBytes")) props.put(StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG, config.get("cacheMaxBytes").asLong());
+        if ("continue".equals(config.path("processingErrors").asText(null))) {
+            props.put(StreamsConfig.PROCESSING_EXCEPTION_HANDLER_CLASS_CONFIG, LogAndContinueProcessingExceptionHandler.class);
+        }
         if (config.has("maxTaskIdleMs")) props.put(StreamsConfig.MAX_TASK_IDLE_MS_CONFIG, config.get("maxTaskIdleMs").asLong());
         return props;
     }

@@ -11,6 +11,7 @@ import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.StreamsBuilder;
+import org.apache.kafka.streams.kstream.Branched;
 import org.apache.kafka.streams.kstream.GlobalKTable;
 import org.apache.kafka.streams.kstream.JoinWindows;
 import org.apache.kafka.streams.kstream.Joined;
@@ -21,6 +22,7 @@ import org.apache.kafka.streams.kstream.KStream;
 import org.apache.kafka.streams.kstream.KTable;
 import org.apache.kafka.streams.kstream.Materialized;
 import org.apache.kafka.streams.kstream.ValueJoiner;
+import org.apache.kafka.streams.kstream.ValueMapper;
 import org.apache.kafka.streams.state.KeyValueStore;
 
 /** Twins of test/parity/scenarios/requests.ts (the inputs are written there). */
@@ -64,6 +66,31 @@ public final class Requests {
         });
 
         windows(r);
+
+        r.add("processing-error-continue-after-cache", b -> b.stream("in", STRINGS)
+            .groupByKey().count().toStream()
+            .mapValues(n -> {
+                if (n == 2L) throw new IllegalStateException("two is refused");
+                return "count " + n;
+            })
+            .to("out", TO_STRINGS));
+        r.add("processing-error-continue-in-branch", b -> b.stream("in", STRINGS)
+            .split()
+            .branch((k, v) -> Long.parseLong(v) % 2 == 1, Branched.withConsumer(s -> s.mapValues(refuse("3")).to("left", TO_STRINGS)))
+            .defaultBranch(Branched.withConsumer(s -> s.to("right", TO_STRINGS))));
+        r.add("processing-error-continue-sibling", b -> {
+            KStream<String, String> stream = b.stream("in", STRINGS);
+            stream.mapValues(refuse("2")).to("left", TO_STRINGS);
+            stream.mapValues(v -> "R" + v).to("right", TO_STRINGS);
+        });
+    }
+
+    /** A mapper that throws on one value, for the processing-error scenarios. */
+    private static ValueMapper<String, String> refuse(String bad) {
+        return v -> {
+            if (bad.equals(v)) throw new IllegalStateException(bad + " is refused");
+            return "L" + v;
+        };
     }
 
     private static void windows(Registry r) {
