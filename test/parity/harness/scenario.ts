@@ -1,5 +1,5 @@
 import type { StreamsBuilder } from "../../../lib/dsl/index.ts";
-import type { DriverConfig, OutputSpec, Step } from "./exchange.ts";
+import type { DriverConfig, OutputRecord, OutputSpec, Step } from "./exchange.ts";
 
 /**
  * One parity scenario: a topology written in Sluice here and in Kafka Streams in
@@ -15,4 +15,23 @@ export interface Scenario {
   /** The input, fixed when the module loads (generated from a seed, never from the clock). */
   readonly steps: readonly Step[];
   topology(builder: StreamsBuilder): void;
+  /** Set only where Sluice differs from Kafka Streams on purpose: the outputs must differ, and in the documented way. */
+  readonly difference?: DocumentedDifference;
+}
+
+/** A kept difference from Kafka Streams, written up on docs/differences.md. */
+export interface DocumentedDifference {
+  /** "docs/differences.md#<anchor>": the section that explains it (the anchor must exist). */
+  readonly page: string;
+  /**
+   * Proves the outputs differ only as documented: returns (or throws) a message saying what
+   * else differs, or nothing when the difference is exactly the documented one.
+   */
+  check(kafkaStreams: readonly OutputRecord[], sluice: readonly OutputRecord[], context: DifferenceContext): string | undefined;
+}
+
+export interface DifferenceContext {
+  readonly steps: readonly Step[];
+  /** Kafka Streams' output for another scenario of the run (e.g. the same input without a cache). */
+  kafkaStreamsOf(scenario: string): readonly OutputRecord[];
 }

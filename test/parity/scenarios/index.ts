@@ -1,6 +1,7 @@
 import type { Scenario } from "../harness/scenario.ts";
 import { aggregations } from "./aggregations.ts";
 import { boundaries } from "./boundaries.ts";
+import { differences } from "./differences.ts";
 import { streamJoins } from "./stream-joins.ts";
 import { requests } from "./requests.ts";
 import { streams } from "./streams.ts";
@@ -25,6 +26,7 @@ export const AREAS: readonly Area[] = [
   { name: "boundaries", scenarios: boundaries },
   { name: "seed sweep", scenarios: sweep },
   { name: "requested cases", scenarios: requests },
+  { name: "documented differences", scenarios: differences },
 ];
 
 const names = AREAS.flatMap((a) => a.scenarios.map((s) => s.name));

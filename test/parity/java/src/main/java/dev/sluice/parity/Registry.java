@@ -31,6 +31,7 @@ public final class Registry {
         dev.sluice.parity.scenarios.Boundaries.register(registry);
         dev.sluice.parity.scenarios.Sweep.register(registry);
         dev.sluice.parity.scenarios.Requests.register(registry);
+        dev.sluice.parity.scenarios.Differences.register(registry);
         return registry;
     }
 }
