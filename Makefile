@@ -33,7 +33,11 @@ VITEST_REPORT := $(if $(VITEST_JSON_REPORT),--reporter=default --reporter=json -
 HELM := $(TOOLS)/go/bin/helm
 KUBE_VALIDATE_ENV := $(TOOLS)/kubernetes-validate
 
-.PHONY: build container-engine docs docs-check helm-lint helm-tools test-helm help setup test test-unit test-integration lint typecheck demo bench chaos kafka-up kafka-down env shell clean
+# Kafka Streams for the parity suite (docs/parity.md): Maven resolves its jars into a classpath file.
+PARITY_POM := test/parity/java/pom.xml
+PARITY_CLASSPATH := $(CURDIR)/test/parity/java/target/classpath.txt
+
+.PHONY: build container-engine docs docs-check helm-lint helm-tools test-helm help setup test test-unit test-parity test-integration lint typecheck demo bench chaos kafka-up kafka-down env shell clean
 
 help:
 	@echo "make demo        fraud detection on a local broker with a live page (Ctrl-C stops it)"
@@ -71,7 +75,14 @@ TESTCONTAINERS_TIER := $(filter 1,$(SLUICE_TESTCONTAINERS))
 container-engine: node_modules/.installed $(BROKER_LIB)/.resolved
 	@node test/broker/container-setup.ts
 
-setup: node_modules/.installed $(BROKER_LIB)/.resolved
+$(PARITY_CLASSPATH): $(PARITY_POM)
+	@command -v mvn >/dev/null || { echo "Maven is not installed: the parity suite resolves Kafka Streams from Maven Central (apt-get install maven)" >&2; exit 1; }
+	@mkdir -p $(dir $@)
+	@echo "Resolving Kafka Streams for the parity suite from Maven Central"
+	@mvn -B -q -f $(PARITY_POM) dependency:build-classpath -Dmdep.outputFile=$@.partial >$(dir $@)maven.log 2>&1 || { tail -n 30 $(dir $@)maven.log >&2; rm -f $@.partial; exit 1; }
+	@mv $@.partial $@
+
+setup: node_modules/.installed $(BROKER_LIB)/.resolved $(PARITY_CLASSPATH)
 
 env: $(NODE_DEP)
 	@echo 'export PATH="$(NODE_HOME)/bin:$$PATH" npm_config_nodedir="$(NODE_HOME)" SLUICE_BROKER_LIBS="$(BROKER_LIB)"'
@@ -101,10 +112,13 @@ docs-check: node_modules/.installed
 
 test: setup lint typecheck docs-check helm-tools $(if $(TESTCONTAINERS_TIER),container-engine)
 	@test -x /usr/bin/chromium || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; } # the demo page's browser test
-	$(VITEST) run --project unit --project integration --project helm $(if $(TESTCONTAINERS_TIER),--project testcontainers) $(VITEST_REPORT)
+	$(VITEST) run --project unit --project parity --project integration --project helm $(if $(TESTCONTAINERS_TIER),--project testcontainers) $(VITEST_REPORT)
 
 test-unit: node_modules/.installed
 	$(VITEST) run --project unit
+
+test-parity: node_modules/.installed $(PARITY_CLASSPATH)
+	$(VITEST) run --project parity
 
 test-integration: setup $(if $(TESTCONTAINERS_TIER),container-engine)
 	$(VITEST) run --project integration $(if $(TESTCONTAINERS_TIER),--project testcontainers)
@@ -151,4 +165,4 @@ helm-lint: $(HELM)
 	@for values in test/helm/values/*.yaml; do $(HELM) lint --strict --quiet helm/sluice-service -f $$values || exit 1; done
 
 clean:
-	rm -rf node_modules $(TOOLS)
+	rm -rf node_modules $(TOOLS) test/parity/java/target

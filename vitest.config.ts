@@ -1,7 +1,8 @@
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 
-// Tiers: unit (no broker), integration (one real broker per run, started by the global
+// Tiers: unit (no broker), parity (Kafka Streams' own test driver as the oracle, one JVM per
+// run started by the global setup; docs/parity.md), integration (one real broker per run, started by the global
 // setup), testcontainers (SLUICE_TESTCONTAINERS=1: part of the integration suite again, on a
 // broker in a container started by testcontainers), chaos (separate worker processes,
 // kill -9; `make chaos`); and helm, the chart's render and schema tests (helm and
@@ -32,6 +33,15 @@ export default defineConfig({
           // Driver tests of whole services take a few seconds; a loaded 2-core machine
           // stretches them past vitest's 5 s default. A timeout is not an assertion.
           testTimeout: 30_000,
+        },
+      },
+      {
+        test: {
+          name: "parity",
+          include: ["test/parity/**/*.test.ts"],
+          globalSetup: ["test/parity/harness/global-setup.ts"],
+          testTimeout: 60_000,
+          hookTimeout: 180_000,
         },
       },
       {

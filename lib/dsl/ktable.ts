@@ -15,7 +15,8 @@ import { Named } from "./options/named.ts";
 import { nodeName } from "./stream-node.ts";
 import { dispatchTableJoin, type TableJoined } from "./joins/index.ts";
 import { suppressTable, type Suppressed } from "./windows/suppressed.ts";
-import { materializedTable, TABLE_STATE, type TableState } from "./table-node.ts";
+import { derivedFlags } from "./table-flags.ts";
+import { flagsOf, materializedTable, TABLE_STATE, type TableState } from "./table-node.ts";
 
 /**
  * A changelog stream read as a table: the latest value per key. Updates flow downstream
@@ -43,21 +44,21 @@ export class KTable<K, V> {
 
   /** Keeps the rows the predicate accepts; a row that stops matching is deleted downstream (a tombstone). */
   filter(predicate: (key: K, value: V) => boolean, named?: Named | Materialized<K, V>, materialized?: Materialized<K, V>): KTable<K, V> {
-    return this.transform("KTABLE-FILTER-", named, materialized, true, (store) => new TableFilterProcessor(predicate, true, store), (k, v) =>
+    return this.transform("KTABLE-FILTER-", named, materialized, true, (store, old) => new TableFilterProcessor(predicate, true, store, old), (k, v) =>
       predicate(k as K, v as V) ? v : null,
     );
   }
 
   /** Drops the rows the predicate accepts (tombstones downstream). */
   filterNot(predicate: (key: K, value: V) => boolean, named?: Named | Materialized<K, V>, materialized?: Materialized<K, V>): KTable<K, V> {
-    return this.transform("KTABLE-FILTER-", named, materialized, true, (store) => new TableFilterProcessor(predicate, false, store), (k, v) =>
+    return this.transform("KTABLE-FILTER-", named, materialized, true, (store, old) => new TableFilterProcessor(predicate, false, store, old), (k, v) =>
       predicate(k as K, v as V) ? null : v,
     );
   }
 
   /** A new value per row; deletes stay deletes. Materialize it to query it (value serde required then). */
   mapValues<VR>(mapper: (value: V, key: K) => VR, named?: Named | Materialized<K, VR>, materialized?: Materialized<K, VR>): KTable<K, VR> {
-    return this.transform("KTABLE-MAPVALUES-", named, materialized, false, (store) => new TableMapValuesProcessor(mapper, store), (k, v) =>
+    return this.transform("KTABLE-MAPVALUES-", named, materialized, false, (store, old) => new TableMapValuesProcessor(mapper, store, old), (k, v) =>
       mapper(v as V, k as K),
     );
   }
@@ -92,6 +93,8 @@ export class KTable<K, V> {
     const named = grouped?.name != null ? Named.as(grouped.name) : undefined;
     const name = nodeName(state.builder, named, "KTABLE-SELECT-");
     state.builder.addProcessor(name, () => new TableRepartitionMapProcessor(name, selector), [state.nodeName], { keyChanging: true });
+    // The aggregation subtracts old values: the table must send them (and be materialized to know them).
+    flagsOf(state).enableSendingOldValues(true);
     return new KGroupedTable<KR, VR>({
       builder: state.builder,
       nodeName: name,
@@ -153,7 +156,7 @@ export class KTable<K, V> {
     first: Named | Materialized<K, VR> | undefined,
     second: Materialized<K, VR> | undefined,
     keepsValues: boolean,
-    processor: (storeName: string | null) => TableFilterProcessor<K, V> | TableMapValuesProcessor<K, V, VR>,
+    processor: (storeName: string | null, sendOldValues: boolean) => TableFilterProcessor<K, V> | TableMapValuesProcessor<K, V, VR>,
     derive: (key: unknown, value: unknown) => unknown,
   ): KTable<K, VR> {
     const state = this[TABLE_STATE];
@@ -163,11 +166,13 @@ export class KTable<K, V> {
     const storeName = materialized ? storeNameFor(builder, materialized, prefix) : null;
     const name = nodeName(builder, named, prefix);
     const valueSerde = keepsValues ? state.valueSerde : null;
-    builder.addProcessor(name, () => processor(storeName) as never, [state.nodeName], { stores: storeName ? [storeName] : [] });
+    const flags = derivedFlags(flagsOf(state), storeName !== null, prefix === "KTABLE-FILTER-");
+    // Flags are final once the topology is built, which is before any task makes this processor.
+    builder.addProcessor(name, () => processor(storeName, flags.sendOldValues) as never, [state.nodeName], { stores: storeName ? [storeName] : [] });
     if (storeName !== null) {
       const where = `${prefix === "KTABLE-FILTER-" ? "filter" : "mapValues"}(.., Materialized)`;
       const serdes = addKeyValueStore(builder, storeName, materialized, { key: state.keySerde, value: valueSerde }, where);
-      return new KTable(materializedTable(builder, name, storeName, serdes));
+      return new KTable(materializedTable(builder, name, storeName, serdes, flags));
     }
     return new KTable({
       builder,
@@ -176,6 +181,7 @@ export class KTable<K, V> {
       valueSerde,
       storeName: null,
       valueGetter: derivedValueGetter(state.valueGetter, derive),
+      flags,
     });
   }
 }

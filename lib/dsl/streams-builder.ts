@@ -1,5 +1,5 @@
 import { Serdes, type Serde } from "../serdes/index.ts";
-import { TopologyBuilder, type StoreSpec, type TimestampExtractor, type Topology } from "../topology/index.ts";
+import { TopologyBuilder, wholeTopicPattern, type StoreSpec, type TimestampExtractor, type Topology } from "../topology/index.ts";
 import { TopologyError } from "../errors/index.ts";
 import { Consumed } from "./options/consumed.ts";
 import { KStream } from "./kstream.ts";
@@ -57,7 +57,7 @@ export class StreamsBuilder {
     this.topology.addSource({
       name,
       topics: names,
-      pattern: isPattern ? topics : null,
+      pattern: isPattern ? wholeTopicPattern(topics) : null,
       internal: false,
       keySerde,
       valueSerde,
@@ -95,8 +95,8 @@ export class StreamsBuilder {
       offsetReset: options.offsetReset,
     });
     const serdes = addKeyValueStore(this.topology, storeName, m, { key: keySerde, value: valueSerde }, `table("${topic}")`);
-    addTableSource(this.topology, tableName, sourceName, storeName);
-    return new KTable(materializedTable(this.topology, tableName, storeName, serdes));
+    const flags = addTableSource(this.topology, tableName, sourceName, storeName, m?.storeName != null);
+    return new KTable(materializedTable(this.topology, tableName, storeName, serdes, flags));
   }
 
   /**

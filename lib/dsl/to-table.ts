@@ -20,6 +20,6 @@ export function streamToTable<K, V>(stream: StreamState, named: Named | undefine
     "Materialized.with(keySerde, valueSerde)",
   );
   const serdes = addKeyValueStore(builder, storeName, materialized, { key: parent.keySerde, value: parent.valueSerde }, "toTable()");
-  addTableSource(builder, name, parent.nodeName, storeName);
-  return new KTable(materializedTable(builder, name, storeName, serdes));
+  const flags = addTableSource(builder, name, parent.nodeName, storeName, materialized?.storeName != null);
+  return new KTable(materializedTable(builder, name, storeName, serdes, flags));
 }

@@ -87,14 +87,17 @@ export class KafkaAdmin {
       .sort((a, b) => a.partition - b.partition);
   }
 
-  /** Committed offsets of a group; partitions without a commit are absent. */
+  /** Committed offsets of a group, with their commit metadata when there is any; partitions without a commit are absent. */
   async committedOffsets(groupId: string, topics: string[]): Promise<TopicPartitionOffset[]> {
     const rows = await guarded(`fetch committed offsets of group ${groupId}`, () => this.#admin.fetchOffsets({ groupId, topics }));
     const result: TopicPartitionOffset[] = [];
     for (const row of rows) {
       for (const p of row.partitions) {
         const offset = Number(p.offset);
-        if (offset >= 0) result.push({ topic: row.topic, partition: p.partition, offset });
+        if (offset < 0) continue;
+        const committed: TopicPartitionOffset = { topic: row.topic, partition: p.partition, offset };
+        if (typeof p.metadata === "string" && p.metadata !== "") committed.metadata = p.metadata;
+        result.push(committed);
       }
     }
     return result;

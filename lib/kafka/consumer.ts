@@ -1,5 +1,5 @@
 import type { Consumer, Kafka, PartitionAssigner } from "kafkajs";
-import { AssignerProtocol } from "./kafkajs.ts";
+import { AssignerProtocol, lastStableOffset } from "./kafkajs.ts";
 import type { Logger } from "../observability/index.ts";
 import { RetriableError } from "../errors/index.ts";
 import { guarded } from "./errors.ts";
@@ -23,15 +23,20 @@ export interface GroupConsumerHandlers {
   onAssigned(partitions: TopicPartition[]): void;
   /** A group rebalance has begun; the assignment is about to change. */
   onRebalancing?(): void;
-  /** One fetched batch of one partition, in offset order. */
-  onRecords(topic: string, partition: number, records: FetchedRecord[]): void | Promise<void>;
+  /**
+   * One fetched batch of one partition, in offset order. `end` is the partition's end when
+   * it was fetched (the offset after the last record this consumer may read: the last
+   * stable offset under read_committed, else the high watermark); `end` minus the position
+   * after the batch is the partition's lag.
+   */
+  onRecords(topic: string, partition: number, records: FetchedRecord[], end: number): void | Promise<void>;
   /**
    * The fetch position after a batch, counting records the client never hands over
-   * (transaction markers, aborted records). Once everything fetched is processed, this is
-   * the offset to commit: committing only "last record + 1" would leave a partition that
-   * ends in a marker forever one behind.
+   * (transaction markers, aborted records), with the partition's end as in `onRecords`.
+   * Once everything fetched is processed, this is the offset to commit: committing only
+   * "last record + 1" would leave a partition that ends in a marker forever one behind.
    */
-  onPosition?(topic: string, partition: number, nextOffset: number): void;
+  onPosition?(topic: string, partition: number, nextOffset: number, end: number): void;
   /** The consumer failed; `willRestart` tells whether the client restarts by itself. */
   onCrash?(error: Error, willRestart: boolean): void;
 }
@@ -40,6 +45,7 @@ export interface GroupConsumerHandlers {
 export class GroupConsumer {
   readonly #consumer: Consumer;
   readonly #groupId: string;
+  readonly #readCommitted: boolean;
 
   get groupId(): string {
     return this.#groupId;
@@ -47,6 +53,7 @@ export class GroupConsumer {
 
   constructor(kafka: Kafka, options: GroupConsumerOptions, logger: Logger) {
     this.#groupId = options.groupId;
+    this.#readCommitted = options.readCommitted;
     const config: Parameters<Kafka["consumer"]>[0] = {
       groupId: options.groupId,
       readUncommitted: !options.readCommitted,
@@ -82,8 +89,8 @@ export class GroupConsumer {
     this.#consumer.on(events.REBALANCING, () => handlers.onRebalancing?.());
     this.#consumer.on(events.CRASH, (event) => handlers.onCrash?.(event.payload.error, event.payload.restart));
     this.#consumer.on(events.END_BATCH_PROCESS, (event) => {
-      const { topic, partition, lastOffset } = event.payload;
-      handlers.onPosition?.(topic, partition, Number(lastOffset) + 1);
+      const { topic, partition, lastOffset, highWatermark } = event.payload;
+      handlers.onPosition?.(topic, partition, Number(lastOffset) + 1, this.#endOf(topic, partition, highWatermark));
     });
     await guarded(`run consumer of group ${this.#groupId}`, () =>
       this.#consumer.run({
@@ -93,10 +100,18 @@ export class GroupConsumer {
         eachBatch: async ({ batch }) => {
           if (batch.messages.length === 0) return;
           const records = batch.messages.map((m) => toFetchedRecord(batch.topic, batch.partition, m));
-          await handlers.onRecords(batch.topic, batch.partition, records);
+          await handlers.onRecords(batch.topic, batch.partition, records, this.#endOf(batch.topic, batch.partition, batch.highWatermark));
         },
       }),
     );
+  }
+
+  // What this consumer can read up to: records past the last stable offset stay invisible
+  // under read_committed until their transaction ends.
+  #endOf(topic: string, partition: number, highWatermark: string): number {
+    const high = Number(highWatermark);
+    if (!this.#readCommitted) return high;
+    return Math.min(high, lastStableOffset(topic, partition) ?? high);
   }
 
   pause(partitions: TopicPartition[]): void {
@@ -130,7 +145,7 @@ export class GroupConsumer {
   commit(offsets: TopicPartitionOffset[]): Promise<void> {
     if (offsets.length === 0) return Promise.resolve();
     return guarded(`commit offsets of group ${this.#groupId}`, () =>
-      this.#consumer.commitOffsets(offsets.map((o) => ({ topic: o.topic, partition: o.partition, offset: String(o.offset) }))),
+      this.#consumer.commitOffsets(offsets.map((o) => ({ topic: o.topic, partition: o.partition, offset: String(o.offset), metadata: o.metadata ?? null }))),
     );
   }
 

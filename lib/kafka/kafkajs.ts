@@ -72,6 +72,30 @@ require.cache[abortFilterModule] = {
   },
 } as unknown as NodeJS.Module;
 
+// A partition's end as a read_committed consumer sees it is its last stable offset, not its
+// high watermark: while another producer's transaction is open the two differ, and a
+// task waiting for "the rest of the partition" up to the high watermark would wait for
+// that transaction. kafkajs 2.2.4 decodes the last stable offset of every fetched
+// partition but drops it; batches are built through a subclass that records it.
+type PartitionData = { partition: number; lastStableOffset?: string };
+type BatchClass = new (topic: string, fetchedOffset: string, partitionData: PartitionData) => object;
+const stableOffsets = new Map<string, number>();
+const batchModule = require.resolve("kafkajs/src/consumer/batch.js");
+const ClientBatch = require(batchModule) as BatchClass;
+require.cache[batchModule]!.exports = class extends ClientBatch {
+  constructor(topic: string, fetchedOffset: string, partitionData: PartitionData) {
+    super(topic, fetchedOffset, partitionData);
+    const stable = Number(partitionData.lastStableOffset ?? -1);
+    // The newest answer wins (not the largest: a topic deleted and created again starts over).
+    if (stable >= 0) stableOffsets.set(`${topic}:${partitionData.partition}`, stable);
+  }
+};
+
+/** The last stable offset the newest fetch of that partition reported, or undefined before any. */
+export function lastStableOffset(topic: string, partition: number): number | undefined {
+  return stableOffsets.get(`${topic}:${partition}`);
+}
+
 const kafkajs = require("kafkajs") as typeof import("kafkajs");
 
 export const { Kafka, Partitioners, AssignerProtocol, ConfigResourceTypes, logLevel } = kafkajs;

@@ -81,11 +81,11 @@ function toHeaders(headers: IHeaders | undefined): Headers {
   return result;
 }
 
-export function groupByTopic(offsets: TopicPartitionOffset[]): Map<string, { partition: number; offset: string }[]> {
-  const byTopic = new Map<string, { partition: number; offset: string }[]>();
+export function groupByTopic(offsets: TopicPartitionOffset[]): Map<string, { partition: number; offset: string; metadata?: string }[]> {
+  const byTopic = new Map<string, { partition: number; offset: string; metadata?: string }[]>();
   for (const o of offsets) {
     const list = byTopic.get(o.topic) ?? [];
-    list.push({ partition: o.partition, offset: String(o.offset) });
+    list.push(o.metadata === undefined ? { partition: o.partition, offset: String(o.offset) } : { partition: o.partition, offset: String(o.offset), metadata: o.metadata });
     byTopic.set(o.topic, list);
   }
   return byTopic;

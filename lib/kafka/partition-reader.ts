@@ -15,7 +15,8 @@ export interface ReadRange extends TopicPartition {
  * restoring a store from its changelog needs. The client has no group-less assignment,
  * so a throwaway group with a single member is used; it commits nothing. The end is
  * reached by fetch position, not by the last record, so a log ending in a transaction
- * marker is read to its end too.
+ * marker is read to its end too. An error thrown by `onRecords` stops the reading and
+ * rejects with it (handed to the client, it would retry the batch forever).
  */
 export async function readPartitionsToEnd(
   kafka: Kafka,
@@ -35,7 +36,12 @@ export async function readPartitionsToEnd(
   const positions = new Map<string, number>();
   const consumer = new GroupConsumer(kafka, { groupId: `${options.clientPrefix}-restore-${randomUUID()}`, readCommitted: options.readCommitted, maxBytesPerPartition: 4 * 1_048_576 }, options.logger);
   let finished!: () => void;
-  const done = new Promise<void>((resolve) => (finished = resolve));
+  let failed!: (error: unknown) => void;
+  const done = new Promise<void>((resolve, reject) => {
+    finished = resolve;
+    failed = reject;
+  });
+  let stopped = false;
   const advance = (key: string, next: number) => {
     if (next > (positions.get(key) ?? -1)) positions.set(key, next);
     if (pending.every((r) => (positions.get(`${r.topic}:${r.partition}`) ?? r.from) >= ends.get(`${r.topic}:${r.partition}`)!)) finished();
@@ -52,10 +58,16 @@ export async function readPartitionsToEnd(
       onRecords(topic, partition, records) {
         const key = `${topic}:${partition}`;
         const range = wanted.get(key);
-        if (!range) return;
+        if (!range || stopped) return;
         const end = ends.get(key)!;
         const within = records.filter((r) => r.offset >= range.from && r.offset < end);
-        if (within.length > 0) onRecords(range, within);
+        try {
+          if (within.length > 0) onRecords(range, within);
+        } catch (error) {
+          stopped = true;
+          failed(error);
+          return;
+        }
         advance(key, records[records.length - 1]!.offset + 1);
       },
       onPosition(topic, partition, nextOffset) {

@@ -7,6 +7,11 @@ export interface TopicPartition {
 
 export interface TopicPartitionOffset extends TopicPartition {
   offset: number;
+  /**
+   * Committed with the offset and read back with it (offset-commit metadata); the engine
+   * keeps the partition time there, as Kafka Streams does.
+   */
+  metadata?: string;
 }
 
 export type Headers = Record<string, Buffer>;

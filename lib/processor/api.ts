@@ -19,9 +19,16 @@ export interface BaseProcessorContext {
   /** `<subtopology>_<partition>`, e.g. "0_3". */
   readonly taskId: string;
   readonly applicationId: string;
-  /** Headers of the record being processed; empty inside a punctuator. */
+  /**
+   * Headers of the record this processor is processing, as it was forwarded to it (after an
+   * upstream `withHeaders`, the new ones). For a record a cache flush forwards, the headers
+   * of the record whose write made it. Empty inside a punctuator until it forwards.
+   */
   readonly headers: Headers;
-  /** Topic, partition and offset of the input record being processed; null inside a punctuator. */
+  /**
+   * Topic, partition and offset of the input record being processed; for a record a cache
+   * flush forwards, those of the input record whose write made it. Null inside a punctuator.
+   */
   recordMetadata(): RecordMetadata | null;
   /**
    * Calls `punctuator` every `intervalMs` of stream time or wall-clock time.

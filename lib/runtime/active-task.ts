@@ -6,6 +6,8 @@ import type { Topology } from "../topology/index.ts";
 import type { ResolvedConfig } from "./config.ts";
 import { partitionKey, type EngineTask } from "./engine-task.ts";
 import { OutputBuffer } from "./output-buffer.ts";
+import { encodePartitionTime } from "./partition-time.ts";
+import type { StartingPosition } from "./starting-positions.ts";
 import { StreamTask } from "./task/index.ts";
 import { TaskStores } from "./task-stores.ts";
 
@@ -78,6 +80,7 @@ class ActiveTask implements EngineTask {
       },
       exceptionHandlers: environment.exceptionHandlers,
       maxBufferedRecordsPerPartition: config.maxBufferedRecordsPerPartition,
+      maxTaskIdleMs: config.maxTaskIdleMs,
     });
   }
 
@@ -123,8 +126,8 @@ class ActiveTask implements EngineTask {
     return stores.restoredRecords;
   }
 
-  /** Records processed, skipped by a handler or an operator, and punctuations, since the task started. */
-  get metrics(): { processed: number; dropped: number; punctuations: number } {
+  /** Records processed, skipped by a handler or an operator, punctuations and enforced processing, since the task started. */
+  get metrics(): { processed: number; dropped: number; punctuations: number; enforcedProcessing: number } {
     return this.#core.metrics;
   }
 
@@ -133,17 +136,26 @@ class ActiveTask implements EngineTask {
     return this.#stores?.restoredRecords ?? 0;
   }
 
-  initialize(): void {
+  initialize(start: readonly StartingPosition[]): void {
+    for (const position of start) {
+      if (position.partitionTime >= 0) this.#core.restorePartitionTime(position.topic, position.partition, position.partitionTime);
+      this.#core.recordLag(position.topic, position.partition, position.end - position.offset);
+    }
     this.#core.init();
+    // Kafka Streams punctuates a task once it runs, before new records: a restored stream
+    // time fires the stream-time punctuators due at it.
+    this.#core.punctuateStreamTime();
   }
 
   prepareCommit(): void {
     this.#stores?.flush();
   }
 
-  enqueue(records: FetchedRecord[]): void {
-    const first = records[0];
-    if (first) this.#core.addRecords(first.topic, first.partition, records);
+  enqueue(records: FetchedRecord[], end: number): void {
+    const last = records[records.length - 1];
+    if (!last) return;
+    this.#core.addRecords(last.topic, last.partition, records);
+    this.#core.recordLag(last.topic, last.partition, end - (last.offset + 1));
   }
 
   buffered(tp: TopicPartition): number {
@@ -160,23 +172,30 @@ class ActiveTask implements EngineTask {
     this.#core.punctuateWallClock(nowMs);
   }
 
-  positionAfterFetch(tp: TopicPartition, nextOffset: number): void {
+  positionAfterFetch(tp: TopicPartition, nextOffset: number, end: number): void {
     this.#fetchPositions.set(partitionKey(tp), nextOffset);
+    this.#core.recordLag(tp.topic, tp.partition, end - nextOffset);
   }
 
   /**
    * Per partition, the last processed offset + 1, or the fetch position when everything
-   * fetched is processed (it may lie past transaction markers). Only partitions that moved
-   * since the last commit: an idle task commits nothing.
+   * fetched is processed (it may lie past transaction markers), with the partition time as
+   * commit metadata. Only partitions that moved since the last commit: an idle task
+   * commits nothing.
    */
   committableOffsets(): TopicPartitionOffset[] {
-    const offsets = new Map(this.#core.committableOffsets().map((o) => [partitionKey(o), o]));
+    const offsets = new Map<string, TopicPartitionOffset>();
+    for (const { topic, partition, offset, partitionTime } of this.#core.committableOffsets()) {
+      const committable: TopicPartitionOffset = { topic, partition, offset };
+      if (partitionTime >= 0) committable.metadata = encodePartitionTime(partitionTime);
+      offsets.set(partitionKey(committable), committable);
+    }
     for (const tp of this.partitions) {
       const key = partitionKey(tp);
       const position = this.#fetchPositions.get(key);
       const processed = offsets.get(key);
       if (position !== undefined && processed !== undefined && position > processed.offset && this.buffered(tp) === 0) {
-        offsets.set(key, { ...tp, offset: position });
+        offsets.set(key, { ...processed, offset: position });
       }
     }
     return [...offsets.values()].filter((o) => this.#lastCommitted.get(partitionKey(o)) !== o.offset);

@@ -39,6 +39,16 @@ export interface StreamsConfig {
   maxBufferedRecordsPerPartition?: number;
   /** Records processed between yields to the event loop. Default 1000. */
   maxRecordsPerLoop?: number;
+  /**
+   * Task idling (Kafka Streams' max.task.idle.ms). A task with several input partitions
+   * (a join, a merge) picks records in timestamp order across them, so while one partition
+   * has nothing buffered it waits: 0 (default) waits only while that partition still has
+   * records on the broker, so input written before the start joins the same way every
+   * run; a positive value also waits that many ms for new records once it is caught up,
+   * then processes the others ("enforced processing"); -1 never waits (lowest latency,
+   * but the order across partitions then depends on which the client fetched first).
+   */
+  maxTaskIdleMs?: number;
   clientId?: string;
   ssl?: KafkaConnection["ssl"];
   sasl?: KafkaConnection["sasl"];
@@ -102,6 +112,7 @@ export function resolveConfig(config: StreamsConfig): ResolvedConfig {
     transactionTimeoutMs: config.transactionTimeoutMs ?? 10_000,
     maxBufferedRecordsPerPartition: config.maxBufferedRecordsPerPartition ?? 10_000,
     maxRecordsPerLoop: config.maxRecordsPerLoop ?? 1000,
+    maxTaskIdleMs: config.maxTaskIdleMs ?? 0,
     clientId: config.clientId ?? applicationId,
     sessionTimeoutMs: config.sessionTimeoutMs ?? 10_000,
     heartbeatIntervalMs: config.heartbeatIntervalMs ?? 1_000,
@@ -123,6 +134,11 @@ export function resolveConfig(config: StreamsConfig): ResolvedConfig {
   positive("sessionTimeoutMs", resolved.sessionTimeoutMs);
   positive("heartbeatIntervalMs", resolved.heartbeatIntervalMs);
   positive("repartitionPurgeIntervalMs", resolved.repartitionPurgeIntervalMs);
+  if (!Number.isInteger(resolved.maxTaskIdleMs) || resolved.maxTaskIdleMs < -1) {
+    throw new ConfigError(
+      `maxTaskIdleMs must be a whole number of milliseconds >= 0, or -1 to never wait for empty input partitions, got ${JSON.stringify(resolved.maxTaskIdleMs)}`,
+    );
+  }
   if (!Number.isInteger(resolved.cacheMaxBytes) || resolved.cacheMaxBytes < 0) {
     throw new ConfigError(`cacheMaxBytes must be a whole number of bytes >= 0 (0 turns caching off), got ${JSON.stringify(resolved.cacheMaxBytes)}`);
   }

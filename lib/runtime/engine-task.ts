@@ -1,5 +1,6 @@
 import type { FetchedRecord, TopicPartition, TopicPartitionOffset } from "../kafka/index.ts";
 import type { OutputBuffer } from "./output-buffer.ts";
+import type { StartingPosition } from "./starting-positions.ts";
 
 /**
  * What the stream thread needs of a running task. The synchronous processing core
@@ -10,20 +11,23 @@ export interface EngineTask {
   readonly partitions: readonly TopicPartition[];
   /** Output of the current commit interval: sinks, changelogs, dead letters. */
   readonly output: OutputBuffer;
-  readonly metrics: { processed: number; dropped: number; punctuations: number };
+  readonly metrics: { processed: number; dropped: number; punctuations: number; enforcedProcessing: number };
   /** Brings the task's stores up to the end of their changelogs; returns the records restored. */
   restore(): Promise<number>;
-  /** Starts the processors; after restore, before the first record. */
-  initialize(): void;
+  /**
+   * Starts the processors; after restore, before the first record. The starting positions
+   * bring each partition's committed partition time and how far behind its end it starts.
+   */
+  initialize(start: readonly StartingPosition[]): void;
   /** Flushes store caches into the output (changelog and downstream) before the output is drained. */
   prepareCommit(): void;
   /** The task's state store of that name, if it has one. */
   store(name: string): unknown;
-  /** Appends fetched records of one partition (offset order). */
-  enqueue(records: FetchedRecord[]): void;
+  /** Appends fetched records of one partition (offset order); `end` is the partition's end at that fetch. */
+  enqueue(records: FetchedRecord[], end: number): void;
   buffered(partition: TopicPartition): number;
-  /** The consumer's position after a fetched batch (past markers); see GroupConsumerHandlers.onPosition. */
-  positionAfterFetch(partition: TopicPartition, nextOffset: number): void;
+  /** The consumer's position after a fetched batch (past markers) and the partition's end; see GroupConsumerHandlers.onPosition. */
+  positionAfterFetch(partition: TopicPartition, nextOffset: number, end: number): void;
   /** Processes up to `max` buffered records; returns how many it processed. */
   process(max: number): number;
   punctuateWallClock(nowMs: number): void;

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
-import type { FetchedRecord, GroupConsumer, KafkaAdmin, KafkaClient, ReadRange } from "../kafka/index.ts";
+import { applyExceptionHandler, resolveExceptionHandlers, type ExceptionHandlerConfig, type ExceptionHandlers } from "../errors/index.ts";
+import type { FetchedRecord, GroupConsumer, KafkaAdmin, KafkaClient, KafkaProducer, OutgoingRecord, ReadRange } from "../kafka/index.ts";
 import type { Logger } from "../observability/index.ts";
 import type { StateDirectory, StoreCheckpoint, TaskDatabase } from "../state/index.ts";
 import type { GlobalStoreSpec, Topology } from "../topology/index.ts";
@@ -16,7 +17,10 @@ interface PutStore {
  * runs, then kept current by a consumer of its own (a throwaway group, so every instance
  * reads every partition). The topic is the store's changelog: the offsets applied are
  * checkpointed per partition (`<store>#<partition>`) with the data, and a restart reads
- * only what came after.
+ * only what came after. A record that cannot be deserialized goes to the deserialization
+ * handler, as in a task: "fail" stops the app naming topic, partition and offset,
+ * "continue" skips it, a dead-letter topic receives it (acknowledged before the offsets
+ * past it are checkpointed).
  */
 export class GlobalStores {
   readonly #specs: readonly GlobalStoreSpec[];
@@ -25,12 +29,19 @@ export class GlobalStores {
   readonly #database: TaskDatabase;
   readonly #logger: Logger;
   readonly #pending = new Map<string, StoreCheckpoint>();
+  readonly #handlers: ExceptionHandlers;
+  #deadLetters: OutgoingRecord[] = [];
+  #producer: KafkaProducer | null = null;
+  #client: KafkaClient | null = null;
+  #failed = false;
+  #committing: Promise<void> = Promise.resolve();
+  #timer: NodeJS.Timeout | null = null;
   #consumer: GroupConsumer | null = null;
-  #lastCommit = Date.now();
   #timestamp = -1;
 
-  constructor(topology: Topology, applicationId: string, directory: StateDirectory, logger: Logger) {
+  constructor(topology: Topology, applicationId: string, directory: StateDirectory, logger: Logger, exceptionHandlers: ExceptionHandlerConfig = {}) {
     this.#specs = topology.globalStores;
+    this.#handlers = resolveExceptionHandlers(exceptionHandlers);
     for (const spec of this.#specs) this.#byTopic.set(spec.topic, spec);
     this.#logger = logger;
     this.#database = directory.openTask("global");
@@ -64,20 +75,26 @@ export class GlobalStores {
         ranges.push({ topic: spec.topic, partition, from: checkpoint === null ? 0 : checkpoint + 1 });
       }
     }
+    this.#client = client;
     let applied = 0;
     const started = performance.now();
     await client.readToEnd(ranges, (_range, records) => {
       applied += this.apply(records);
-      this.commit();
+      // Dead letters must be acknowledged first; they are, at the end.
+      if (this.#deadLetters.length === 0) this.#commitLocally();
     }, readCommitted);
-    this.commit();
+    await this.commit();
     if (applied > 0) this.#logger.info("global stores caught up", { records: applied, seconds: Math.round(performance.now() - started) / 1000 });
     return applied;
   }
 
-  /** Keeps the stores current from now on, starting after what was applied. */
-  async follow(client: KafkaClient, applicationId: string, readCommitted: boolean, commitIntervalMs: number): Promise<void> {
+  /**
+   * Keeps the stores current from now on, starting after what was applied. `onFatal` gets a
+   * record the deserialization handler failed on, or dead letters that could not be sent.
+   */
+  async follow(client: KafkaClient, applicationId: string, readCommitted: boolean, commitIntervalMs: number, onFatal: (error: Error) => void = () => {}): Promise<void> {
     if (this.#specs.length === 0) return;
+    this.#client = client;
     const consumer = (this.#consumer = client.consumer({ groupId: `${applicationId}-global-${randomUUID()}`, readCommitted }));
     await consumer.connect();
     await consumer.subscribe(this.topics, true);
@@ -90,13 +107,34 @@ export class GlobalStores {
         }
       },
       onRecords: (_topic, _partition, records) => {
-        this.apply(records);
-        if (Date.now() - this.#lastCommit >= commitIntervalMs) this.commit();
+        if (this.#failed) return;
+        try {
+          this.apply(records);
+        } catch (error) {
+          // Thrown back into the client it would only be retried, forever: stop instead.
+          this.#fail(error, onFatal);
+        }
       },
     });
+    // On a timer, not per batch: dead letters of the last batch before a quiet spell go out too.
+    this.#timer = setInterval(() => {
+      if (this.#failed || (this.#pending.size === 0 && this.#deadLetters.length === 0)) return;
+      this.commit().catch((error) => this.#fail(error, onFatal));
+    }, commitIntervalMs);
+    this.#timer.unref();
   }
 
-  /** Applies records to their store (a null value deletes, a null key is skipped); commits later. */
+  #fail(error: unknown, onFatal: (error: Error) => void): void {
+    if (this.#failed) return;
+    this.#failed = true;
+    onFatal(error as Error);
+  }
+
+  /**
+   * Applies records to their store (a null value deletes, a null key is skipped); commits
+   * later. Throws PoisonRecordError when the deserialization handler says "fail"; the
+   * records before that one stay applied.
+   */
   apply(records: FetchedRecord[]): number {
     let applied = 0;
     for (const record of records) {
@@ -113,9 +151,9 @@ export class GlobalStores {
           applied++;
         }
       } catch (error) {
-        // A global table has no task to stop; the record is skipped, loudly.
-        this.#logger.warn("skipping a global-table record that cannot be deserialized", {
-          store: spec.storeName, topic: record.topic, partition: record.partition, offset: record.offset, error: (error as Error).message,
+        const context = { kind: "deserialization" as const, error, taskId: "global", nodeName: spec.storeName, record };
+        applyExceptionHandler(this.#handlers.deserialization, context, {
+          send: (topic, key, value, timestamp, headers) => void this.#deadLetters.push({ topic, key, value, timestamp, headers: asBuffers(headers) }),
         });
       }
       this.#pending.set(checkpointName(spec, record.partition), { store: checkpointName(spec, record.partition), topic: record.topic, partition: record.partition, offset: record.offset });
@@ -123,18 +161,63 @@ export class GlobalStores {
     return applied;
   }
 
-  commit(): void {
+  /**
+   * Sends pending dead letters and waits for them, then commits the stores with the
+   * checkpoints of the records applied before. One commit at a time.
+   */
+  commit(): Promise<void> {
+    const run = this.#committing.then(() => this.#commitNow());
+    this.#committing = run.catch(() => undefined);
+    return run;
+  }
+
+  async #commitNow(): Promise<void> {
+    // Records applied while the dead letters are on their way commit with their data, but
+    // their checkpoints wait for the next commit (a restart re-applies them: puts are idempotent).
+    const letters = this.#deadLetters;
+    const checkpoints = new Map(this.#pending);
+    if (letters.length > 0) {
+      if (!this.#producer) {
+        if (!this.#client) throw new Error("global stores have dead letters to send but no Kafka client");
+        const producer = this.#client.producer({ idempotent: true });
+        await producer.connect();
+        this.#producer = producer;
+      }
+      await this.#producer.send(letters);
+      this.#deadLetters = this.#deadLetters.slice(letters.length);
+    }
+    for (const [name, checkpoint] of checkpoints) if (this.#pending.get(name) === checkpoint) this.#pending.delete(name);
+    this.#stores.flush();
+    this.#database.commit([...checkpoints.values()]);
+  }
+
+  #commitLocally(): void {
     this.#stores.flush();
     this.#database.commit([...this.#pending.values()]);
     this.#pending.clear();
-    this.#lastCommit = Date.now();
   }
 
   async close(): Promise<void> {
+    if (this.#timer) clearInterval(this.#timer);
     await this.#consumer?.disconnect().catch(() => undefined);
-    this.commit();
-    this.#stores.close();
+    try {
+      await this.commit();
+    } catch (error) {
+      // Unsent dead letters keep their records uncheckpointed: the next start reads them again.
+      this.#logger.warn("global stores: dead letters could not be sent; their records are read again on the next start", { error: (error as Error).message });
+      this.#deadLetters = [];
+      this.#pending.clear();
+    } finally {
+      await this.#producer?.disconnect().catch(() => undefined);
+      this.#stores.close();
+    }
   }
+}
+
+function asBuffers(headers: Readonly<Record<string, Buffer | string>>): Record<string, Buffer> {
+  const result: Record<string, Buffer> = {};
+  for (const [name, value] of Object.entries(headers)) result[name] = typeof value === "string" ? Buffer.from(value) : value;
+  return result;
 }
 
 function checkpointName(spec: GlobalStoreSpec, partition: number): string {

@@ -1,35 +1,38 @@
 import type { KafkaAdmin, TopicPartition, TopicPartitionOffset } from "../kafka/index.ts";
+import { decodePartitionTime } from "./partition-time.ts";
 
 export type OffsetReset = "earliest" | "latest";
 
+export interface StartingPosition extends TopicPartitionOffset {
+  /** The partition's end when the task started: with `offset`, how far behind it is. */
+  end: number;
+  /** The partition time committed with the offset, -1 when there is none. */
+  partitionTime: number;
+}
+
 /**
- * Where each partition starts: the group's committed offset, or, without one, the
- * partition's earliest or latest offset as the source asks. Read after the task's
- * producer was initialised, so an open transaction of a previous owner is resolved.
+ * Where each partition starts: the group's committed offset (with the partition time
+ * committed alongside), or, without one, the partition's earliest or latest offset as the
+ * source asks. Read after the task's producer was initialised, so an open transaction of a
+ * previous owner is resolved.
  */
 export async function startingPositions(
   admin: KafkaAdmin,
   groupId: string,
   partitions: readonly TopicPartition[],
   resetFor: (topic: string) => OffsetReset,
-): Promise<TopicPartitionOffset[]> {
+): Promise<StartingPosition[]> {
   const topics = [...new Set(partitions.map((p) => p.topic))];
-  const committed = new Map((await admin.committedOffsets(groupId, topics)).map((o) => [`${o.topic}:${o.partition}`, o.offset]));
+  const committed = new Map((await admin.committedOffsets(groupId, topics)).map((o) => [`${o.topic}:${o.partition}`, o]));
   const bounds = new Map<string, { earliest: number; latest: number }>();
-  const loaded = new Set<string>();
-  const positions: TopicPartitionOffset[] = [];
-  for (const tp of partitions) {
-    const offset = committed.get(`${tp.topic}:${tp.partition}`);
-    if (offset !== undefined) {
-      positions.push({ ...tp, offset });
-      continue;
-    }
-    if (!loaded.has(tp.topic)) {
-      for (const row of await admin.offsets(tp.topic)) bounds.set(`${tp.topic}:${row.partition}`, row);
-      loaded.add(tp.topic);
-    }
-    const range = bounds.get(`${tp.topic}:${tp.partition}`) ?? { earliest: 0, latest: 0 };
-    positions.push({ ...tp, offset: resetFor(tp.topic) === "latest" ? range.latest : range.earliest });
+  for (const topic of topics) {
+    for (const row of await admin.offsets(topic)) bounds.set(`${topic}:${row.partition}`, row);
   }
-  return positions;
+  return partitions.map((tp) => {
+    const key = `${tp.topic}:${tp.partition}`;
+    const range = bounds.get(key) ?? { earliest: 0, latest: 0 };
+    const commit = committed.get(key);
+    if (commit !== undefined) return { ...tp, offset: commit.offset, end: range.latest, partitionTime: decodePartitionTime(commit.metadata) };
+    return { ...tp, offset: resetFor(tp.topic) === "latest" ? range.latest : range.earliest, end: range.latest, partitionTime: -1 };
+  });
 }

@@ -124,12 +124,12 @@ export class StreamThread {
     this.#deps.onRebalancing();
   }
 
-  /** Consumer callback: one fetched batch. */
-  onRecords(topic: string, partition: number, records: FetchedRecord[]): void {
+  /** Consumer callback: one fetched batch, with the partition's end at that fetch. */
+  onRecords(topic: string, partition: number, records: FetchedRecord[], end: number): void {
     const key = `${topic}:${partition}`;
     const task = this.#taskByPartition.get(key);
     if (!task) return; // not ready: the partition is re-positioned when its task is
-    task.enqueue(records);
+    task.enqueue(records, end);
     if (task.buffered({ topic, partition }) >= this.#deps.config.maxBufferedRecordsPerPartition && !this.#paused.has(key)) {
       this.#paused.add(key);
       this.#deps.consumer.pause([{ topic, partition }]);
@@ -149,9 +149,13 @@ export class StreamThread {
     return [...this.#tasks.values()].map((t) => t.store(name)).filter((s) => s !== undefined);
   }
 
-  /** Consumer callback: the fetch position after a batch (markers included). */
-  onPosition(topic: string, partition: number, nextOffset: number): void {
-    this.#taskByPartition.get(`${topic}:${partition}`)?.positionAfterFetch({ topic, partition }, nextOffset);
+  /** Consumer callback: the fetch position after a batch (markers included) and the partition's end. */
+  onPosition(topic: string, partition: number, nextOffset: number, end: number): void {
+    const task = this.#taskByPartition.get(`${topic}:${partition}`);
+    if (!task) return;
+    task.positionAfterFetch({ topic, partition }, nextOffset, end);
+    // A partition found caught up may be all a waiting task needed.
+    this.#wake?.();
   }
 
   start(): void {
@@ -189,7 +193,7 @@ export class StreamThread {
           task.close();
           return;
         }
-        task.initialize();
+        task.initialize(positions);
       } catch (error) {
         task.close();
         throw error;

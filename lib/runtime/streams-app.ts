@@ -183,7 +183,7 @@ export class StreamsApp {
     await retryWithBackoff(`connecting to Kafka at ${config.bootstrapServers.join(",")}`, () => admin.connect(), retry);
     const userTopics = this.#topology.subtopologies.flatMap((sub) => sub.sources.filter((s) => !s.internal).flatMap((s) => [...s.topics]));
     const userCounts = await retryWithBackoff("reading source topics", () => sourcePartitionCounts(admin, userTopics), retry);
-    const patterns = this.#topology.subtopologies.flatMap((sub) => sub.sourcePatterns());
+    const patterns = this.#topology.subtopologies.flatMap((sub) => sub.sourcePatterns(config.applicationId));
     if (patterns.length > 0) {
       const matching = (await admin.listTopics()).filter((t) => !t.startsWith("__") && patterns.some((p) => p.test(t)));
       for (const [topic, count] of await admin.partitionCounts(matching)) userCounts.set(topic, count);
@@ -200,7 +200,7 @@ export class StreamsApp {
     this.#plan = plan;
     if (topology.globalStores.length > 0) {
       await sourcePartitionCounts(admin, topology.globalStores.map((g) => g.topic));
-      const global = (this.#global = new GlobalStores(topology, config.applicationId, this.#stateDirectory, this.#logger));
+      const global = (this.#global = new GlobalStores(topology, config.applicationId, this.#stateDirectory, this.#logger, this.#handlerConfig()));
       await global.catchUp(this.#client, admin, config.processingGuarantee === "exactly_once");
     }
     // Right after creating a topic the broker may still answer UNKNOWN_TOPIC_OR_PARTITION or
@@ -216,7 +216,7 @@ export class StreamsApp {
     const admin = this.#admin!;
     const topology = this.#topology;
     const subtopologies = () =>
-      topology.subtopologies.map((sub) => ({ id: sub.id, topics: sub.sourceTopics(config.applicationId), patterns: sub.sourcePatterns() }));
+      topology.subtopologies.map((sub) => ({ id: sub.id, topics: sub.sourceTopics(config.applicationId), patterns: sub.sourcePatterns(config.applicationId) }));
     const assignor = new TaskAssignor(subtopologies, () => this.activeTasks());
     const exactlyOnce = config.processingGuarantee === "exactly_once";
     const consumer = (this.#consumer = client.consumer({
@@ -260,15 +260,15 @@ export class StreamsApp {
     }));
     await consumer.connect();
     const literal = topology.subtopologies.flatMap((sub) => sub.sourceTopics(config.applicationId));
-    const patterns = topology.subtopologies.flatMap((sub) => sub.sourcePatterns());
+    const patterns = topology.subtopologies.flatMap((sub) => sub.sourcePatterns(config.applicationId));
     await consumer.subscribe([...new Set(literal), ...patterns], true);
-    await this.#global?.follow(client, config.applicationId, exactlyOnce, config.commitIntervalMs);
+    await this.#global?.follow(client, config.applicationId, exactlyOnce, config.commitIntervalMs, (error) => this.#enterError(error));
     thread.start();
     await consumer.run({
       onAssigned: (partitions) => thread.onAssigned(partitions),
       onRebalancing: () => thread.onRebalancing(),
-      onRecords: (topic, partition, records) => thread.onRecords(topic, partition, records),
-      onPosition: (topic, partition, nextOffset) => thread.onPosition(topic, partition, nextOffset),
+      onRecords: (topic, partition, records, end) => thread.onRecords(topic, partition, records, end),
+      onPosition: (topic, partition, nextOffset, end) => thread.onPosition(topic, partition, nextOffset, end),
       onCrash: (error, willRestart) => {
         if (willRestart) this.#logger.warn("consumer failed; it restarts by itself", { error: error.message });
         else this.#enterError(new FatalError(`the consumer stopped: ${error.message}`, { cause: error }));

@@ -26,7 +26,7 @@ export function planTopics(topology: Topology, applicationId: string, userCounts
     const topics = sub.sourceTopics(applicationId);
     const known = topics.map((t) => counts.get(t));
     if (known.some((c) => c === undefined)) return undefined;
-    const patternCounts = [...userCounts].filter(([t]) => sub.sourcePatterns().some((p) => p.test(t))).map(([, c]) => c);
+    const patternCounts = [...userCounts].filter(([t]) => sub.sourcePatterns(applicationId).some((p) => p.test(t))).map(([, c]) => c);
     return Math.max(0, ...(known as number[]), ...patternCounts);
   };
   for (let round = 0; round <= topology.subtopologies.length; round++) {

@@ -1,33 +1,46 @@
 import type { BytesEntry, BytesFlushListener, BytesKeyValueStore } from "./bytes-key-value-store.ts";
 import { bytesToMapKey, inRange, prefixUpperBound } from "./bytes.ts";
 import { type CacheEntry, RecordCache } from "./record-cache.ts";
-import type { KeyValue, ValueAndTimestamp } from "./store.ts";
+import type { KeyValue, RecordContextHolder, RecordContextKeeping, ValueAndTimestamp } from "./store.ts";
 
 /**
  * The write-back cache layer. Updates to a key within a commit interval collapse into one
  * entry; on flush (commit) or eviction the entry goes down to the change-logging layer
  * and to the flush listener, so the changelog and downstream each see one update per key
- * per interval. With a budget of 0 every write passes straight through (down and to the
- * listener), which keeps the processor's contract the same with and without caching.
+ * per interval, in the record context of the write that made it. An entry that was
+ * neither stored nor is now (a key written and deleted again) goes nowhere, as in Kafka
+ * Streams. A budget of 0 holds nothing back: the store then behaves as if it had no
+ * cache (`holdsWrites` false, no listener), which is what the builders make of it.
  */
-export class CachingKeyValueStore implements BytesKeyValueStore {
+export class CachingKeyValueStore implements BytesKeyValueStore, RecordContextKeeping {
   readonly name: string;
   readonly persistent: boolean;
   private readonly inner: BytesKeyValueStore;
   private readonly cache: RecordCache<CacheEntry>;
   private listener: BytesFlushListener | null = null;
   private sendOldValues = false;
+  private contexts: RecordContextHolder | null = null;
 
   constructor(inner: BytesKeyValueStore, maxBytes: number) {
     this.inner = inner;
     this.name = inner.name;
     this.persistent = inner.persistent;
-    this.cache = new RecordCache(maxBytes, (entry) => this.writeDown(entry.key, entry.value, entry.timestampMs));
+    this.cache = new RecordCache(maxBytes, (entry) => this.writeDown(entry));
+  }
+
+  /** False with a budget of 0: every write goes straight down, and whoever writes forwards. */
+  get holdsWrites(): boolean {
+    return this.cache.maxBytes > 0;
   }
 
   setFlushListener(listener: BytesFlushListener, sendOldValues: boolean): void {
+    if (!this.holdsWrites) return;
     this.listener = listener;
     this.sendOldValues = sendOldValues;
+  }
+
+  useRecordContext(holder: RecordContextHolder): void {
+    this.contexts = holder;
   }
 
   get(key: Buffer): Buffer | null {
@@ -40,11 +53,11 @@ export class CachingKeyValueStore implements BytesKeyValueStore {
   }
 
   put(key: Buffer, value: Buffer | null, timestampMs: number): void {
-    if (this.cache.maxBytes === 0) {
-      this.writeDown(key, value, timestampMs);
+    if (!this.holdsWrites) {
+      this.inner.put(key, value, timestampMs);
       return;
     }
-    this.cache.put(bytesToMapKey(key), { key, value, timestampMs, dirty: true });
+    this.cache.put(bytesToMapKey(key), { key, value, timestampMs, dirty: true, context: this.contexts?.capture() ?? null });
   }
 
   putIfAbsent(key: Buffer, value: Buffer, timestampMs: number): Buffer | null {
@@ -82,7 +95,7 @@ export class CachingKeyValueStore implements BytesKeyValueStore {
   }
 
   flush(): void {
-    for (const entry of this.cache.takeDirty()) this.writeDown(entry.key, entry.value, entry.timestampMs);
+    for (const entry of this.cache.takeDirty()) this.writeDown(entry);
     this.inner.flush();
   }
 
@@ -105,16 +118,26 @@ export class CachingKeyValueStore implements BytesKeyValueStore {
     const cached = this.cache.get(mapKey);
     if (cached !== undefined) return cached;
     const stored = this.inner.getWithTimestamp(key);
-    const entry = { key, value: stored?.value ?? null, timestampMs: stored?.timestampMs ?? 0, dirty: false };
+    const entry = { key, value: stored?.value ?? null, timestampMs: stored?.timestampMs ?? 0, dirty: false, context: null };
     // Absent keys are cached too: aggregations look up new keys all the time.
     if (this.cache.maxBytes > 0) this.cache.put(mapKey, entry);
     return entry;
   }
 
-  private writeDown(key: Buffer, value: Buffer | null, timestampMs: number): void {
-    const oldValue = this.listener !== null && this.sendOldValues ? this.inner.get(key) : null;
-    this.inner.put(key, value, timestampMs);
-    this.listener?.({ key, newValue: value, oldValue, timestampMs });
+  /** Writes a dirty entry down and tells the listener, in the record context of the write that made it. */
+  private writeDown(entry: CacheEntry): void {
+    const { key, value, timestampMs } = entry;
+    const listener = this.listener;
+    const stored = listener !== null && (value === null || this.sendOldValues) ? this.inner.get(key) : null;
+    // Never stored and not stored now (written and deleted within the interval): downstream hears nothing.
+    if (listener !== null && value === null && stored === null) return;
+    const previous = this.contexts?.swap(entry.context);
+    try {
+      this.inner.put(key, value, timestampMs);
+      listener?.({ key, newValue: value, oldValue: this.sendOldValues ? stored : null, timestampMs });
+    } finally {
+      this.contexts?.swap(previous);
+    }
   }
 }
 

@@ -21,7 +21,8 @@ export class KeyValueStoreBuilder<K, V> extends AbstractStoreBuilder<MeteredKeyV
     let store: BytesKeyValueStore = context.database.keyValueTable(this.name);
     if (this.loggingEnabled) store = new ChangeLoggingKeyValueStore(store, context.changelogWriter(this.name));
     let cache: CachingKeyValueStore | null = null;
-    if (this.cachingEnabled) {
+    // A budget of 0 means no cache at all (Kafka Streams' withCachingDisabled semantics), not an empty one.
+    if (this.cachingEnabled && this.cacheBudget(context) > 0) {
       const caching = new CachingKeyValueStore(store, this.cacheBudget(context));
       context.database.onReset((storeName) => {
         if (storeName === null || storeName === this.name) caching.discard();

@@ -7,6 +7,7 @@ import type {
   KeyValue,
   KeyValueStore,
   PrefixSerializer,
+  TimestampedKeyValueStore,
   ValueAndTimestamp,
 } from "./store.ts";
 
@@ -16,7 +17,7 @@ import type {
  */
 export class MeteredKeyValueStore<K, V>
   extends MeteredStore<BytesKeyValueStore, CachingKeyValueStore, K, V>
-  implements KeyValueStore<K, V>, CachedStore<K, V>
+  implements KeyValueStore<K, V>, TimestampedKeyValueStore<K, V>, CachedStore<K, V>
 {
   setFlushListener(listener: CacheFlushListener<K, V>, sendOldValues = false): boolean {
     return this.forwardFlushes(this.cache, listener, sendOldValues, (r) => this.serdes.key(r.key));
@@ -37,8 +38,12 @@ export class MeteredKeyValueStore<K, V>
   }
 
   put(key: K, value: V | null): void {
+    this.putWithTimestamp(key, value, this.recordTimestamp());
+  }
+
+  putWithTimestamp(key: K, value: V | null, timestampMs: number): void {
     const started = performance.now();
-    this.inner.put(this.serdes.keyBytes(key), this.serdes.valueBytes(value), this.recordTimestamp());
+    this.inner.put(this.serdes.keyBytes(key), this.serdes.valueBytes(value), timestampMs);
     this.metrics.record("put", started);
   }
 

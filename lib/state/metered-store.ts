@@ -1,6 +1,6 @@
 import type { StoreMetrics } from "./store-metrics.ts";
 import type { StoreSerdes } from "./store-serdes.ts";
-import type { CacheFlushListener } from "./store.ts";
+import type { CacheFlushListener, RecordContextHolder, RecordContextKeeping } from "./store.ts";
 
 /** What every metered store is made of: the bytes layer below it and its own plumbing. */
 export interface MeteredStoreOptions<S, C, K, V> {
@@ -22,6 +22,8 @@ interface MeteredInner {
 
 /** A cache layer's flush listener before the metered layer types it: bytes, plus the row address. */
 interface BytesFlushSource<R> {
+  /** False when the cache holds nothing back (a budget of 0): then it takes no listener. */
+  readonly holdsWrites: boolean;
   setFlushListener(listener: (record: R) => void, sendOldValues: boolean): void;
 }
 
@@ -29,7 +31,7 @@ interface BytesFlushSource<R> {
  * The part shared by the metered key-value, window and session stores: the serdes, the
  * record timestamp for writes, the metrics, the flush listener's typing, flush and close.
  */
-export abstract class MeteredStore<S extends MeteredInner, C, K, V> {
+export abstract class MeteredStore<S extends MeteredInner, C extends RecordContextKeeping, K, V> implements RecordContextKeeping {
   readonly name: string;
   readonly persistent: boolean;
   readonly metrics: StoreMetrics;
@@ -58,9 +60,15 @@ export abstract class MeteredStore<S extends MeteredInner, C, K, V> {
     this.inner.close();
   }
 
+  /** Lets the cache keep each write's record context and restore it when the write flushes. */
+  useRecordContext(holder: RecordContextHolder): void {
+    this.cache?.useRecordContext(holder);
+  }
+
   /**
    * Attaches `listener` to the cache, deserializing what it flushes; `key` types the row's
-   * address. False without a cache (the store's `setFlushListener` contract).
+   * address. False without a cache, or with one that holds nothing back (the store's
+   * `setFlushListener` contract: the processor then forwards each update itself).
    */
   protected forwardFlushes<R extends { newValue: Buffer | null; oldValue: Buffer | null; timestampMs: number }, T>(
     cache: BytesFlushSource<R> | null,
@@ -68,7 +76,7 @@ export abstract class MeteredStore<S extends MeteredInner, C, K, V> {
     sendOldValues: boolean,
     key: (record: R) => T,
   ): boolean {
-    if (cache === null) return false;
+    if (cache === null || !cache.holdsWrites) return false;
     cache.setFlushListener(
       (r) =>
         listener({

@@ -15,6 +15,8 @@ export interface CacheEntry {
   value: Buffer | null;
   timestampMs: number;
   dirty: boolean;
+  /** The record context of the write (see RecordContextHolder); null for entries loaded by reads. */
+  context: unknown;
 }
 
 /** A rough per-entry overhead (Map slot, entry object, two Buffer headers), in bytes. */

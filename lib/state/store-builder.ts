@@ -32,7 +32,7 @@ export interface StoreBuilder<S extends StateStore> {
   /** Topic configs for the changelog (for the internal-topic manager), e.g. `min.insync.replicas`. */
   readonly logConfig: Readonly<Record<string, string>>;
   readonly cachingEnabled: boolean;
-  /** Caching on; `maxBytes` overrides the context's budget, and 0 makes every write pass through. */
+  /** Caching on; `maxBytes` overrides the context's budget, and 0 means no cache at all (as `withCachingDisabled()`). */
   withCachingEnabled(maxBytes?: number): this;
   withCachingDisabled(): this;
   withLoggingEnabled(config?: Record<string, string>): this;

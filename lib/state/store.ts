@@ -87,6 +87,26 @@ export interface CacheFlushRecord<K, V> {
 export type CacheFlushListener<K, V> = (record: CacheFlushRecord<K, V>) => void;
 
 /**
+ * The task's record context as a cache sees it (Kafka Streams' ProcessorRecordContext):
+ * a cached write keeps the context of the record that made it, and a flush or eviction
+ * makes that context current again while it writes the entry down and hands it to the
+ * listener. What flows downstream from a cache therefore carries the headers, timestamp
+ * and origin (topic, partition, offset) of the record that wrote it, and an error there is
+ * handled as one about that record. Opaque to the state layer.
+ */
+export interface RecordContextHolder {
+  /** The context of the record being processed now. */
+  capture(): unknown;
+  /** Makes `context` current and returns the one it replaced (to swap back afterwards). */
+  swap(context: unknown): unknown;
+}
+
+/** A store with a cache that keeps record contexts; the task binds its holder when a processor first gets the store. */
+export interface RecordContextKeeping {
+  useRecordContext(holder: RecordContextHolder): void;
+}
+
+/**
  * A store whose cache may hold back writes. `setFlushListener` returns true when the store
  * has a cache layer: the processor must then forward only what the listener receives.
  * When it returns false the store writes through and the processor forwards each update
@@ -94,4 +114,9 @@ export type CacheFlushListener<K, V> = (record: CacheFlushRecord<K, V>) => void;
  */
 export interface CachedStore<K, V> {
   setFlushListener(listener: CacheFlushListener<K, V>, sendOldValues?: boolean): boolean;
+}
+
+/** A key-value store that can be written with a timestamp other than the current record's (an aggregate keeps the newest of its inputs'). */
+export interface TimestampedKeyValueStore<K, V> extends KeyValueStore<K, V> {
+  putWithTimestamp(key: K, value: V | null, timestampMs: number): void;
 }

@@ -9,7 +9,8 @@ interface GlobalPutStore {
 
 /**
  * The test driver's GlobalKTable stores: built once for the whole driver (like one
- * instance's global state), filled synchronously from records piped into their topics, and
+ * instance's global state), filled synchronously from records piped into their topics and
+ * from those the topology writes there (after the record that wrote them), and
  * handed to any task whose processors ask for them.
  */
 export class DriverGlobalStores {
@@ -18,6 +19,8 @@ export class DriverGlobalStores {
   /** The stores when built by the state layer: the driver commits them with the tasks'. */
   readonly taskStores: TaskStores | null = null;
   private timestampMs = -1;
+  /** Records the topology wrote to a global table's topic, not yet applied to its store. */
+  private readonly held: { topic: string; key: Buffer | null; value: Buffer | null; timestampMs: number }[] = [];
 
   constructor(
     topology: Topology,
@@ -57,6 +60,16 @@ export class DriverGlobalStores {
 
   has(topic: string): boolean {
     return this.byTopic.has(topic);
+  }
+
+  /** Keeps a record the topology wrote to a global table's topic for `applyHeld()`; ignores other topics. */
+  hold(topic: string, key: Buffer | null, value: Buffer | null, timestampMs: number): void {
+    if (this.byTopic.has(topic)) this.held.push({ topic, key, value, timestampMs });
+  }
+
+  /** Applies the held records to their stores, in the order they were written. */
+  applyHeld(): void {
+    for (let r = this.held.shift(); r !== undefined; r = this.held.shift()) this.fill(r.topic, r.key, r.value, r.timestampMs);
   }
 
   /** Applies a record of a global table's topic to its store (a null value deletes); false for other topics. */

@@ -1,7 +1,7 @@
 import { ConfigError, type ExceptionHandlerConfig } from "../errors/index.ts";
 import type { Headers } from "../processor/index.ts";
 import type { Serde } from "../serdes/index.ts";
-import type { StoreSpec, Topology } from "../topology/index.ts";
+import { patternSource, type StoreSpec, type Topology } from "../topology/index.ts";
 import { StreamTask, taskIdOf, type RecordCollector, type TaskStores } from "../runtime/index.ts";
 import type { KeyValueStore } from "../state/index.ts";
 import { DriverStateDirectory } from "./driver-stores.ts";
@@ -39,15 +39,24 @@ export interface TopologyTestDriverOptions {
   readonly cacheMaxBytes?: number;
   /**
    * When the stores commit (flush caches downstream and to changelogs, then commit SQLite):
-   * "each-record" (default, as Kafka Streams' driver) after every piped record, or "manual":
-   * only on `commit()` and `advanceWallClockTime()`, so updates within one "commit interval"
-   * collapse in the caches as they would in production.
+   * "each-record" (default, as Kafka Streams' driver) after every record a task processes:
+   * the caches are flushed after each record, those read back from repartition and
+   * foreign-key-join topics included, and SQLite commits once the piped record's work is
+   * done. "manual": only on `commit()` and `advanceWallClockTime()`, so updates within one
+   * "commit interval" collapse in the caches as they would in production.
    */
   readonly commit?: "each-record" | "manual";
   /** Default: every handler "fail", so a bad record throws out of pipeInput. */
   readonly exceptionHandlers?: ExceptionHandlerConfig;
   /** Partition counts that custom partitioners see, per output topic. Default 1. */
   readonly partitionCounts?: Readonly<Record<string, number>>;
+  /**
+   * Task idling as in production (StreamsConfig.maxTaskIdleMs). Every partition counts as
+   * caught up, as in Kafka Streams' driver, so 0 (default) and -1 change nothing; a positive
+   * value holds a record back while another input of its task is empty, until the mocked
+   * wall clock has advanced that far (`advanceWallClockTime`).
+   */
+  readonly maxTaskIdleMs?: number;
 }
 
 /**
@@ -126,7 +135,9 @@ export class TopologyTestDriver {
         stores: { getStore: (name) => taskStores.get(name) ?? this.globals.get(name) },
         exceptionHandlers: options.exceptionHandlers ?? {},
         clock: () => this.wallClockMs,
+        maxTaskIdleMs: options.maxTaskIdleMs ?? 0,
       });
+      for (const topic of sub.sourceTopics(this.applicationId)) task.recordLag(topic, 0, 0);
       const storeContext: TestStoreContext = {
         taskId,
         applicationId: this.applicationId,
@@ -175,9 +186,13 @@ export class TopologyTestDriver {
       if (due > target) break;
       this.wallClockMs = Math.max(this.wallClockMs, due);
       for (const task of this.tasks) task.punctuateWallClock(this.wallClockMs);
+      // Kafka Streams' driver commits right after punctuating, before it processes what the punctuation sent on.
+      if (this.commitEachRecord) this.flushStores();
       this.drain();
     }
     this.wallClockMs = target;
+    // Records held back by task idling may be due now.
+    this.drain();
     this.commit();
   }
 
@@ -249,9 +264,11 @@ export class TopologyTestDriver {
 
   private pipe(topic: string, key: Buffer | null, value: Buffer | null, timestamp: number | undefined, headers: Headers): void {
     this.requireOpen();
-    this.globals.fill(topic, key, value, timestamp ?? this.wallClockMs);
-    this.enqueue(topic, { key, value, timestamp: timestamp ?? this.wallClockMs, headers, partition: 0 });
+    const record = { key, value, timestamp: timestamp ?? this.wallClockMs, headers, partition: 0 };
+    this.enqueue(topic, record);
     this.drain();
+    // As Kafka Streams' driver: the tasks first, then the global store of the same topic.
+    this.globals.fill(topic, key, value, record.timestamp);
     if (this.commitEachRecord) this.commit();
   }
 
@@ -263,6 +280,8 @@ export class TopologyTestDriver {
     if (!this.readersOf(topic).length) this.nextOffset.set(topic, (this.nextOffset.get(topic) ?? 0) + 1);
     // Like a broker: whatever another sub-topology reads (repartition topics included) is fed back in.
     this.enqueue(topic, record);
+    // A global table's topic reaches its store once the record being processed is done (drain), as in Kafka Streams' driver.
+    this.globals.hold(topic, record.key, record.value, record.timestamp);
   }
 
   private enqueue(topic: string, record: CapturedRecord): void {
@@ -273,16 +292,34 @@ export class TopologyTestDriver {
     const raw = { topic, partition: 0, offset, timestamp: record.timestamp, key: record.key, value: record.value, headers: record.headers };
     for (const task of readers) {
       task.addPartition({ topic, partition: 0 });
+      task.recordLag(topic, 0, 0);
       task.addRecords(topic, 0, [raw]);
     }
   }
 
+  /**
+   * Processes every record the tasks can take. In "each-record" mode the caches are flushed
+   * after each record a task processes, records read back from repartition and other
+   * internal topics included, as Kafka Streams' driver commits after each of them; what the
+   * flush sends on is processed in turn.
+   */
   private drain(): void {
+    this.globals.applyHeld();
     let progressed = true;
     while (progressed) {
       progressed = false;
-      for (const task of this.tasks) while (task.process()) progressed = true;
+      for (const task of this.tasks) {
+        while (task.process()) {
+          progressed = true;
+          if (this.commitEachRecord) this.flushStores();
+          this.globals.applyHeld();
+        }
+      }
     }
+  }
+
+  private flushStores(): void {
+    for (const stores of this.taskStores) stores.flush();
   }
 
   private readersOf(topic: string): StreamTask[] {
@@ -290,7 +327,7 @@ export class TopologyTestDriver {
   }
 
   private inputTopics(): string[] {
-    return this.tasks.flatMap((t) => [...t.subtopology.sourceTopics(this.applicationId), ...t.subtopology.sourcePatterns().map(String)]);
+    return this.tasks.flatMap((t) => [...t.subtopology.sourceTopics(this.applicationId), ...t.subtopology.sources.flatMap((s) => (s.pattern ? [`/${patternSource(s.pattern)}/`] : []))]);
   }
 
   private requireOpen(): void {

@@ -1,4 +1,5 @@
 import type { TopologyNode } from "./nodes.ts";
+import { patternSource } from "./patterns.ts";
 import type { SubTopology } from "./subtopology.ts";
 
 function list(items: readonly string[]): string {
@@ -9,7 +10,7 @@ function nodeLine(node: TopologyNode): string {
   switch (node.kind) {
     case "source":
       return node.pattern
-        ? `Source: ${node.name} (topic pattern: ${node.pattern.source})`
+        ? `Source: ${node.name} (topic pattern: ${patternSource(node.pattern)})`
         : `Source: ${node.name} (topics: ${list(node.topics)})`;
     case "processor":
       return `Processor: ${node.name} (stores: ${list(node.stores)})`;
@@ -67,7 +68,7 @@ export function describeAsMermaid(subtopologies: readonly SubTopology[]): string
     for (const node of sub.nodes) {
       const id = nodeIds.get(node.name)!;
       if (node.kind === "source") {
-        const topics = node.pattern ? [`/${node.pattern.source}/`] : node.topics;
+        const topics = node.pattern ? [`/${patternSource(node.pattern)}/`] : node.topics;
         for (const topic of topics) edges.push(`  ${topicId(topic)} --> ${id}`);
         continue;
       }

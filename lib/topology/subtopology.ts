@@ -1,4 +1,5 @@
 import { decorateTopic } from "./naming.ts";
+import { excludingInternalTopics } from "./patterns.ts";
 import type { SinkNode, SourceNode, StoreSpec, TopologyNode } from "./nodes.ts";
 
 /**
@@ -47,14 +48,18 @@ export class SubTopology {
     return this.sources.flatMap((s) => s.topics.map((t) => (s.internal ? decorateTopic(applicationId, t) : t)));
   }
 
-  sourcePatterns(): RegExp[] {
-    return this.sources.flatMap((s) => (s.pattern ? [s.pattern] : []));
+  /**
+   * Pattern subscriptions as this application matches them: whole topic names, never its
+   * own internal topics.
+   */
+  sourcePatterns(applicationId: string): RegExp[] {
+    return this.sources.flatMap((s) => (s.pattern ? [excludingInternalTopics(s.pattern, applicationId)] : []));
   }
 
   /** The source node that reads `topic` (a run-time name), if any. */
   sourceFor(topic: string, applicationId: string): SourceNode | undefined {
     for (const source of this.sources) {
-      if (source.pattern?.test(topic)) return source;
+      if (source.pattern && excludingInternalTopics(source.pattern, applicationId).test(topic)) return source;
       for (const t of source.topics) {
         if ((source.internal ? decorateTopic(applicationId, t) : t) === topic) return source;
       }

@@ -16,7 +16,7 @@ import type { TopologyBuilder } from "../../topology/index.ts";
 import { addKeyValueStore } from "../materialize.ts";
 import type { Materialized } from "../options/materialized.ts";
 import { claimName, requireSerde } from "../stream-node.ts";
-import type { TableState } from "../table-node.ts";
+import { flagsOf, type TableState } from "../table-node.ts";
 import type { TableJoined } from "./joined.ts";
 
 /**
@@ -62,6 +62,9 @@ export function joinForeignKey(
   const resolve = node("subscription-response-resolver", "KTABLE-FK-JOIN-SUBSCRIPTION-RESPONSE-RESOLVER-");
   const output = node("result", "KTABLE-FK-JOIN-OUTPUT-");
 
+  // Both tables are read by value getters and send old values (Kafka Streams' doJoinOnForeignKey).
+  flagsOf(left).enableSendingOldValues(true);
+  flagsOf(right).enableSendingOldValues(true);
   const spec: ForeignKeyJoinSpec = {
     leftJoin,
     foreignKey,

@@ -2,10 +2,10 @@ import { ConfigError } from "../../errors/index.ts";
 
 /**
  * The time window of a stream-stream join: a left record at time `t` joins right records
- * with a timestamp in `[t - beforeMs, t + afterMs]` (both inclusive). `graceMs` is how long
- * after a window ends (in stream time) out-of-order records are still accepted; records
- * arriving later are dropped, and left/outer joins emit a record's null-side result only
- * once its window plus grace has closed, never early.
+ * with a timestamp in `[t - beforeMs, t + afterMs]` (both inclusive). As in Kafka Streams,
+ * each side keeps its records for before + after + grace, and left/outer joins emit a
+ * waiting record's null-side result once its window plus grace has closed in the join's
+ * stream time (a record whose window has already ended when it arrives gets it at once).
  *
  * @example
  *   left.join(right, (l, r) => ({ ...l, ...r }), JoinWindows.ofTimeDifferenceAndGrace(60_000, 5_000));

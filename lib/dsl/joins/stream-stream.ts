@@ -52,8 +52,8 @@ export function joinStreams(
         ? `${storeBase ?? name}-outer-shared-join-store`
         : `${thisName.replace("KSTREAM-OUTERTHIS-", "KSTREAM-OUTERSHARED-")}-store`;
 
-  const reach = Math.max(0, windows.afterMs) + Math.max(0, windows.beforeMs);
-  const retentionMs = reach + windows.graceMs + 1;
+  // Kafka Streams keeps window size (before + after) + grace: what a late record can still join.
+  const retentionMs = Math.max(1, windows.sizeMs + windows.graceMs);
   const logging = options?.loggingEnabled ?? true;
   const logConfig = { "cleanup.policy": "compact,delete", "retention.ms": String(retentionMs + CHANGELOG_EXTRA_RETENTION_MS), ...options?.logConfig };
   const windowStore = (storeName: string, valueSerde: Serde<unknown>): void => {

@@ -1,7 +1,7 @@
 import { storeValueGetter, StreamTableJoinProcessor } from "../../processor/index.ts";
 import { Named } from "../options/named.ts";
 import { nodeName, requireSerde, type StreamState } from "../stream-node.ts";
-import type { TableState } from "../table-node.ts";
+import { flagsOf, type TableState } from "../table-node.ts";
 import type { GlobalTableState } from "./global-ktable.ts";
 import type { Joined } from "./joined.ts";
 import { repartitionForJoin } from "./stream-stream.ts";
@@ -24,6 +24,7 @@ export function joinStreamTable(stream: StreamState, table: TableState, joiner: 
     stream = repartitionForJoin(stream, joined?.name ?? null, keySerde, valueSerde);
   }
   builder.copartition([stream.nodeName, table.nodeName]);
+  flagsOf(table).materialize(); // the join reads the table's values
   const name = nodeName(builder, joined?.name != null ? Named.as(joined.name) : undefined, leftJoin ? "KSTREAM-LEFTJOIN-" : "KSTREAM-JOIN-");
   const spec = { table: table.valueGetter, lookupKey: (key: unknown) => key, joiner, leftJoin, lookupName: "key" };
   builder.addProcessor(name, () => new StreamTableJoinProcessor(name, spec), [stream.nodeName], { stores: table.valueGetter.storeNames });

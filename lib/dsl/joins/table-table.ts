@@ -3,7 +3,7 @@ import { addKeyValueStore, storeNameFor } from "../materialize.ts";
 import type { Materialized } from "../options/materialized.ts";
 import type { Named } from "../options/named.ts";
 import { claimName } from "../stream-node.ts";
-import { materializedTable, type TableState } from "../table-node.ts";
+import { flagsOf, materializedTable, type TableState } from "../table-node.ts";
 
 const PREFIX: Record<TableJoinKind, [string, string]> = {
   inner: ["KTABLE-JOINTHIS-", "KTABLE-JOINOTHER-"],
@@ -27,6 +27,11 @@ export function joinTables(
 ): TableState {
   const builder = left.builder;
   builder.copartition([left.nodeName, right.nodeName]);
+  // Each side reads the other's values, and an outer side's old values make the old joined row.
+  flagsOf(left).materialize();
+  flagsOf(right).materialize();
+  if (kind !== "inner") flagsOf(left).enableSendingOldValues(true);
+  if (kind === "outer") flagsOf(right).enableSendingOldValues(true);
   const thisName = named ? claimName(builder, `${named.name}-join-this`) : builder.names.next(PREFIX[kind][0]);
   const otherName = named ? claimName(builder, `${named.name}-join-other`) : builder.names.next(PREFIX[kind][1]);
   const storeName = materialized ? storeNameFor(builder, materialized, "KTABLE-MERGE-") : null;

@@ -62,7 +62,7 @@ export function suppressTable(table: TableState, suppressed: Suppressed): TableS
   const name = suppressed.name === null ? nodeName(builder, null, "KTABLE-SUPPRESS-") : claimName(builder, suppressed.name);
   const bufferStoreName = suppressed.name === null ? builder.names.next("KTABLE-SUPPRESS-STATE-STORE-") : `${suppressed.name}-store`;
   addFinalResultBuffer(builder, bufferStoreName);
-  const options = { nodeName: name, bufferStoreName, graceMs: info.graceMs, endInclusive: info.endInclusive, keySerde: info.keySerde, valueSerde: info.valueSerde };
+  const options = { nodeName: name, bufferStoreName, suppressAfterEndMs: info.suppressAfterEndMs, keySerde: info.keySerde, valueSerde: info.valueSerde };
   builder.addProcessor(name, () => new SuppressProcessor(options), [table.nodeName], { stores: [bufferStoreName] });
   // Lookups still see the aggregation's current values (as in Kafka Streams, suppression does not hide them).
   return { ...table, nodeName: name };

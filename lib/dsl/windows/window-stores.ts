@@ -60,7 +60,7 @@ function configure(
  * (compacted changelog: an emitted window's entry is deleted with a tombstone) wrapped so
  * that it also keeps the operator's stream time.
  */
-export function addFinalResultBuffer(builder: TopologyBuilder, name: string, options: { cached?: boolean } = {}): void {
+export function addFinalResultBuffer(builder: TopologyBuilder, name: string, options: { cached?: boolean; startBeforeKey?: boolean } = {}): void {
   const store = Stores.keyValueStoreBuilder(name, Serdes.bytes(), Serdes.bytes()).withLoggingEnabled({});
   // A cache collapses a window's updates within a commit interval into one changelog record;
   // worth it only when scans for closed windows are rare (time windows: once per advance),
@@ -71,7 +71,7 @@ export function addFinalResultBuffer(builder: TopologyBuilder, name: string, opt
     changelog: true,
     changelogConfig: store.logConfig,
     build: (context: StoreContext) => {
-      const buffer = new FinalResultBuffer(store.build(context));
+      const buffer = new FinalResultBuffer(store.build(context), { startBeforeKey: options.startBeforeKey ?? false });
       context.database.onReset((storeName) => {
         if (storeName === null || storeName === name) buffer.reload();
       });

@@ -5,7 +5,6 @@ import {
   SlidingWindowAggregateProcessor,
   TimeWindowAggregateProcessor,
   WindowedSerdes,
-  arrivedValueSerde,
   change,
   type SessionWindows,
   type SlidingWindows,
@@ -48,8 +47,7 @@ export interface WindowedAggregationSpec {
  * count/reduce/aggregate over windows: names the store and processor as Kafka Streams does,
  * repartitions if keys changed, registers the window or session store (retention = window
  * size + grace unless Materialized says more; changelog compact,delete with one extra day),
- * the durable final-result buffer when emitting on close, and for sliding windows the store
- * of recent records. Late records go to `lateRecordsTopic` through a sink child when set.
+ * and the durable final-result buffer when emitting on close. Late records go to `lateRecordsTopic` through a sink child when set.
  */
 export function aggregateWindowed(grouped: GroupedStreamState, windows: AnyWindows, options: WindowedOptions, spec: WindowedAggregationSpec): TableState {
   const builder = grouped.stream.builder;
@@ -70,17 +68,10 @@ export function aggregateWindowed(grouped: GroupedStreamState, windows: AnyWindo
   const onClose = options.emitStrategy.type === "on_window_close";
   const bufferStoreName = onClose ? `${storeName}-final-results` : null;
   const stores = [storeName];
-  let recordStoreName = "";
   if (windows.kind === "session") addSessionStore(builder, storeName, keySerde, valueSerde, settings);
   else addWindowStore(builder, storeName, { windowSizeMs: windowSize(windows) }, keySerde, valueSerde, settings);
-  if (windows.kind === "sliding") {
-    recordStoreName = `${storeName}-records`;
-    const streamValueSerde = requireSerde(grouped.valueSerde, parent.valueSerde, "value", spec.where, "Grouped.with(keySerde, valueSerde)");
-    addWindowStore(builder, recordStoreName, { windowSizeMs: 1, retainDuplicates: true }, keySerde, arrivedValueSerde(streamValueSerde), { ...settings, caching: false });
-    stores.push(recordStoreName);
-  }
   if (bufferStoreName !== null) {
-    addFinalResultBuffer(builder, bufferStoreName, { cached: windows.kind === "time" });
+    addFinalResultBuffer(builder, bufferStoreName, { cached: windows.kind === "time", startBeforeKey: windows.kind === "session" });
     stores.push(bufferStoreName);
   }
   const late = options.lateRecordsTopic;
@@ -97,7 +88,7 @@ export function aggregateWindowed(grouped: GroupedStreamState, windows: AnyWindo
     change,
     sendOldValues: true,
   };
-  builder.addProcessor(name, () => makeProcessor(windows, recordStoreName, processorOptions), [parent.nodeName], { stores });
+  builder.addProcessor(name, () => makeProcessor(windows, processorOptions), [parent.nodeName], { stores });
   let resultNode = name;
   if (resultChild !== null && lateChild !== null && late !== null) {
     builder.addProcessor(resultChild, () => new PassThroughProcessor(), [name]);
@@ -115,7 +106,9 @@ export function aggregateWindowed(grouped: GroupedStreamState, windows: AnyWindo
     resultNode = resultChild;
   }
   const windowedKeySerde = (windows.kind === "session" ? WindowedSerdes.sessionWindowed(keySerde) : WindowedSerdes.timeWindowed(keySerde, windowSize(windows))) as Serde<unknown>;
-  registerWindowedTable(builder, resultNode, { graceMs: windows.graceMs, endInclusive: windows.kind !== "time", keySerde, valueSerde });
+  // Kafka Streams' suppression emits a window once stream time reaches its end + grace (sessions: + gap).
+  const suppressAfterEndMs = windows.kind === "session" ? windows.graceMs + windows.gapMs : windows.graceMs;
+  registerWindowedTable(builder, resultNode, { suppressAfterEndMs, keySerde, valueSerde });
   return {
     builder,
     nodeName: resultNode,
@@ -130,12 +123,12 @@ function windowSize(windows: TimeWindows | SlidingWindows): number {
   return windows.kind === "time" ? windows.sizeMs : windows.timeDifferenceMs;
 }
 
-function makeProcessor(windows: AnyWindows, recordStoreName: string, options: WindowedAggregateOptions<unknown, unknown, unknown>) {
+function makeProcessor(windows: AnyWindows, options: WindowedAggregateOptions<unknown, unknown, unknown>) {
   switch (windows.kind) {
     case "time":
       return new TimeWindowAggregateProcessor(windows, options);
     case "sliding":
-      return new SlidingWindowAggregateProcessor(windows, recordStoreName, options);
+      return new SlidingWindowAggregateProcessor(windows, options);
     case "session":
       return new SessionWindowAggregateProcessor(windows, options);
   }

@@ -3,8 +3,8 @@ import type { TopologyBuilder } from "../../topology/index.ts";
 
 /** What `suppress(untilWindowCloses)` needs to know about the windowed table it follows. */
 export interface WindowedTableInfo {
-  readonly graceMs: number;
-  readonly endInclusive: boolean;
+  /** How long after a window's end (in stream time) the suppression emits it: grace, for sessions gap + grace. */
+  readonly suppressAfterEndMs: number;
   /** Serdes of the plain key and of the aggregate, for the suppression buffer. */
   readonly keySerde: Serde<unknown>;
   readonly valueSerde: Serde<unknown>;

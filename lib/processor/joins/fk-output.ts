@@ -47,14 +47,13 @@ export class ForeignKeyOutputProcessor implements Processor<unknown, ForeignKeyJ
     const { value } = record.value;
     if (this.results !== null && this.forwarder !== null) {
       const old = this.results.get(record.key);
-      if (value === null && old === null) return;
       this.results.put(record.key, value);
       this.forwarder.maybeForward(record, value, old);
       return;
     }
     const inputs = this.inputs!;
     const old = inputs.get(record.key)?.value ?? null;
-    if (value === null && old === null) return;
+    if (value === null && old === null && record.value.always !== true) return;
     inputs.put(record.key, value === null ? null : record.value);
     this.context.forward(record.withValue(change(value, old)));
   };

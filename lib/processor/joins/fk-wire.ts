@@ -5,7 +5,8 @@ import type { Serde } from "../../serdes/index.ts";
  * The messages of a foreign-key join on its two internal topics, and their byte layouts.
  *
  * Registration (`<name>-subscription-registration-topic`, keyed by the foreign key):
- * `[instruction: 1 subscribe | 0 unsubscribe][hash: 16 bytes][primary key bytes]`.
+ * `[instruction: 1 subscribe | 2 subscribe, answering even without a foreign row | 0
+ * unsubscribe | 3 unsubscribe and answer with null][hash: 16 bytes][primary key bytes]`.
  * Response (`<name>-subscription-response-topic`, keyed by the left table's primary key):
  * `[hash: 16 bytes][1 + foreign value bytes | 0 when the foreign row is absent]`.
  * The hash is that of the left row's serialized value when it subscribed: a response whose
@@ -13,6 +14,13 @@ import type { Serde } from "../../serdes/index.ts";
  */
 export interface Subscription {
   readonly subscribe: boolean;
+  /**
+   * Answer even when the foreign row is absent (Kafka Streams' PROPAGATE_NULL_IF_NO_FK_VAL_AVAILABLE):
+   * a left join always, an inner join when the row moved from another foreign key, whose
+   * result must be reset. Otherwise an absent foreign row gets no answer (PROPAGATE_ONLY_IF_FK_VAL_AVAILABLE).
+   * On an unsubscription: answer with null (DELETE_KEY_AND_PROPAGATE), else none.
+   */
+  readonly propagateNull: boolean;
   readonly hash: Buffer;
   readonly primaryKey: unknown;
 }
@@ -36,12 +44,14 @@ export function subscriptionSerde(primaryKeySerde: Serde<unknown>): Serde<Subscr
     serialize(topic, value) {
       if (value === null) return null;
       const key = primaryKeySerde.serialize(topic, value.primaryKey) ?? Buffer.alloc(0);
-      return Buffer.concat([Buffer.from([value.subscribe ? 1 : 0]), value.hash, key]);
+      const instruction = value.subscribe ? (value.propagateNull ? 2 : 1) : value.propagateNull ? 3 : 0;
+      return Buffer.concat([Buffer.from([instruction]), value.hash, key]);
     },
     deserialize(topic, data) {
       if (data === null) return null;
       return {
-        subscribe: data[0] === 1,
+        subscribe: data[0] === 1 || data[0] === 2,
+        propagateNull: data[0] === 2 || data[0] === 3,
         hash: Buffer.from(data.subarray(1, 1 + HASH_BYTES)),
         primaryKey: primaryKeySerde.deserialize(topic, data.subarray(1 + HASH_BYTES)),
       };

@@ -46,6 +46,12 @@ export interface ForeignKeyJoinResult {
   readonly value: unknown;
   readonly left: unknown;
   readonly foreign: unknown;
+  /**
+   * Forward even a tombstone for a key without a result, as Kafka Streams does for every
+   * current response and when an inner-join row leaves its foreign key
+   * (DELETE_KEY_AND_PROPAGATE): it cannot know whether the row had joined.
+   */
+  readonly always?: boolean;
 }
 
 function result(spec: ForeignKeyJoinSpec, key: unknown, left: unknown, foreign: unknown): ForeignKeyJoinResult {
@@ -62,8 +68,11 @@ function extract(spec: ForeignKeyJoinSpec, value: unknown): unknown {
 /**
  * Left table side: for each change of a left row, unsubscribe from the old foreign key
  * when it changes or the row goes, subscribe (with the hash of the new value) to the new
- * one. Results that need no foreign row are final at once: a deleted row's tombstone, and
- * a row without foreign key (null in a left join, nothing in an inner join).
+ * one. In a left join the result of a deleted row or one without foreign key is final at
+ * once (a tombstone, or the row joined with null). In an inner join a row leaving its
+ * foreign key for none asks the old foreign side to answer with a tombstone, which goes out
+ * even when the row had not joined (Kafka Streams cannot know either); a row that never had
+ * one sends nothing.
  */
 export class SubscriptionSendProcessor implements Processor<unknown, Change<unknown>, unknown, unknown> {
   private readonly nodeName: string;
@@ -91,15 +100,20 @@ export class SubscriptionSendProcessor implements Processor<unknown, Change<unkn
     const bytes = (fk: unknown): Buffer | null => (fk === null ? null : spec.foreignKeySerde.serialize(spec.registrationSink, fk));
     const newFkBytes = bytes(newFk);
     const oldFkBytes = bytes(oldFk);
-    if (oldFkBytes !== null && (newFkBytes === null || !oldFkBytes.equals(newFkBytes))) {
-      const message: Subscription = { subscribe: false, hash: valueHash(null), primaryKey: record.key };
+    const hash = valueHash(next === null ? null : spec.leftValueSerde.serialize(spec.registrationSink, next));
+    const leaves = oldFkBytes !== null && (newFkBytes === null || !oldFkBytes.equals(newFkBytes));
+    if (leaves) {
+      // An inner-join row left with no foreign key: the old foreign side answers with a
+      // tombstone, stamped with the newer of the two rows (Kafka Streams' DELETE_KEY_AND_PROPAGATE).
+      const propagateNull = !spec.leftJoin && newFk === null;
+      const message: Subscription = { subscribe: false, propagateNull, hash, primaryKey: record.key };
       this.context.forward(record.withKeyValue(oldFk, message), spec.registrationSink);
     }
     if (newFk !== null) {
-      const hash = valueHash(spec.leftValueSerde.serialize(spec.registrationSink, next));
-      const message: Subscription = { subscribe: true, hash, primaryKey: record.key };
+      // As Kafka Streams: an inner join resets the result only when the row left another foreign key.
+      const message: Subscription = { subscribe: true, propagateNull: spec.leftJoin || leaves, hash, primaryKey: record.key };
       this.context.forward(record.withKeyValue(newFk, message), spec.registrationSink);
-    } else {
+    } else if (spec.leftJoin) {
       this.context.forward(record.withValue(result(spec, record.key, next, null)), spec.output);
     }
   };
@@ -107,8 +121,12 @@ export class SubscriptionSendProcessor implements Processor<unknown, Change<unkn
 
 /**
  * Foreign table side, registrations: keeps `(foreign key, primary key) -> hash` in the
- * subscription store and answers a subscription at once with the foreign row as it is now
- * (null when absent, so an inner join can drop a stale result).
+ * subscription store and answers a subscription at once with the foreign row as it is now,
+ * timestamped with the newer of the subscription and the foreign row. Without a foreign row
+ * it answers (null) only when asked to (`propagateNull`: a left join, or an inner-join row
+ * that moved from another foreign key, whose old result that null removes). An
+ * unsubscription asked to answer gets a null answer: the inner-join tombstone of a row that
+ * left its foreign key for none.
  */
 export class SubscriptionReceiveProcessor implements Processor<unknown, Subscription, unknown, SubscriptionResponse> {
   private readonly nodeName: string;
@@ -137,13 +155,15 @@ export class SubscriptionReceiveProcessor implements Processor<unknown, Subscrip
     const fkBytes = this.spec.foreignKeySerde.serialize(this.nodeName, record.key) ?? Buffer.alloc(0);
     const pkBytes = this.spec.leftKeySerde.serialize(this.nodeName, message.primaryKey) ?? Buffer.alloc(0);
     const storeKey = subscriptionKey(fkBytes, pkBytes);
-    if (!message.subscribe) {
-      this.store.delete(storeKey);
-      return;
-    }
-    this.store.put(storeKey, message.hash);
-    const foreignValue = this.right.get(record.key)?.value ?? null;
-    this.context.forward(record.withKeyValue(message.primaryKey, { hash: message.hash, foreignValue }));
+    if (message.subscribe) this.store.put(storeKey, message.hash);
+    else this.store.delete(storeKey);
+    if (!message.subscribe && !message.propagateNull) return;
+    const foreign = this.right.get(record.key);
+    if (foreign === null && !message.propagateNull) return;
+    const foreignValue = message.subscribe ? (foreign?.value ?? null) : null;
+    const response = record.withKeyValue(message.primaryKey, { hash: message.hash, foreignValue });
+    // The result is as new as the newer of the two rows it joins (Kafka Streams' SubscriptionJoinProcessor).
+    this.context.forward(foreign === null ? response : response.withTimestamp(Math.max(record.timestamp, foreign.timestampMs)));
   };
 }
 
@@ -199,7 +219,9 @@ export class SubscriptionResolveProcessor implements Processor<unknown, Subscrip
     if (record.key === null || record.key === undefined || response === null) return;
     const current = this.left.get(record.key)?.value ?? null;
     const currentHash = valueHash(current === null ? null : this.spec.leftValueSerde.serialize(this.spec.output, current));
-    if (current === null || !currentHash.equals(response.hash)) return;
-    this.context.forward(record.withValue(result(this.spec, record.key, current, response.foreignValue)));
+    // A deleted row matches the hash of no value: the answer to its unsubscription.
+    if (!currentHash.equals(response.hash)) return;
+    // A current response always goes out, a tombstone included (Kafka Streams' ResponseJoinProcessor).
+    this.context.forward(record.withValue({ ...result(this.spec, record.key, current, response.foreignValue), always: true }));
   };
 }

@@ -17,14 +17,16 @@ export interface PendingRecord {
   readonly timestampMs: number;
 }
 
-const SIDE_BYTE: Record<JoinSide, number> = { left: 0, right: 1 };
+// As in Kafka Streams' outer join store: at equal timestamps right records sort (and are emitted) first.
+const SIDE_BYTE: Record<JoinSide, number> = { left: 1, right: 0 };
 
 /**
  * The records of a left or outer stream-stream join that have not found a partner yet
  * (Kafka Streams' "outer join store"). A key-value store over bytes keyed
- * `[timestamp: uint64 BE][side: 0 left, 1 right][key bytes]`, so a range scan from the start
- * returns them oldest first; the value is every record with that key, side and timestamp,
- * in arrival order (`[length: uint32 BE][value bytes]` repeated).
+ * `[timestamp: uint64 BE][side: 0 right, 1 left][key bytes]` (Kafka Streams' layout), so a
+ * scan from the start returns them oldest first, right before left; the value is every
+ * record with that key, side and timestamp, in arrival order (`[length: uint32 BE][value
+ * bytes]` repeated).
  */
 export class PendingRecords {
   private readonly store: KeyValueStore<Buffer, Buffer>;
@@ -53,30 +55,28 @@ export class PendingRecords {
   }
 
   /**
-   * Takes out and returns every pending record whose window has closed: `closed(side, t)`
-   * says so for a record of `side` at time `t`. Only records up to `latestMs` are looked at;
-   * `earliestLeft` is the time of the oldest record left among those (null: none).
+   * Walks the held records in store order (time, then right before left, then key bytes):
+   * `visit(side, t)` says whether to emit the entry (it is then taken out and returned),
+   * keep it, or stop the walk. Returns the emitted records and the time of the last entry
+   * visited (null: none), which Kafka Streams keeps as its "earliest pending time".
    */
-  takeClosed(latestMs: number, closed: (side: JoinSide, timestampMs: number) => boolean): { records: PendingRecord[]; earliestLeft: number | null } {
-    if (latestMs < 0) return { records: [], earliestLeft: null };
-    const upper = Buffer.alloc(9, 0xff);
-    writeTime(upper, latestMs);
+  scan(visit: (side: JoinSide, timestampMs: number) => "emit" | "keep" | "stop"): { records: PendingRecord[]; lastVisitedMs: number | null } {
     const out: PendingRecord[] = [];
-    let earliestLeft: number | null = null;
-    for (const entry of this.store.range(null, upper)) {
+    let lastVisitedMs: number | null = null;
+    for (const entry of this.store.all()) {
       const timestampMs = readTime(entry.key);
+      lastVisitedMs = timestampMs;
       const side: JoinSide = entry.key[8] === SIDE_BYTE.left ? "left" : "right";
-      if (!closed(side, timestampMs)) {
-        earliestLeft ??= timestampMs;
-        continue;
-      }
+      const action = visit(side, timestampMs);
+      if (action === "stop") break;
+      if (action === "keep") continue;
       const key = this.keySerde.deserialize(this.store.name, entry.key.subarray(9));
       for (const bytes of splitValues(entry.value)) {
         out.push({ side, key, value: this.valueSerdes[side].deserialize(this.store.name, bytes), timestampMs });
       }
       this.store.delete(entry.key);
     }
-    return { records: out, earliestLeft };
+    return { records: out, lastVisitedMs };
   }
 
   keyBytes(key: unknown): Buffer {

@@ -22,12 +22,17 @@ export interface StreamStreamJoinSpec {
   readonly joiner: (left: unknown, right: unknown, key: unknown) => unknown;
 }
 
-/** What both processors of a task share: the join's stream time, and when the pending store may hold something due. */
+/** What both processors of a task share: the join's observed stream time, and Kafka Streams' hint of the earliest pending time. */
 interface SharedTime {
-  /** The largest timestamp either side has seen. */
+  /** The largest timestamp of the records that reached either side (skipped ones too, as in Kafka Streams). */
   streamTimeMs: number;
-  /** No pending record is older than this (-Infinity: unknown, look). Saves a scan per record. */
-  pendingLowWaterMs: number;
+  /** The left store's rollback count this time was built on: after a rollback it starts again from the stores. */
+  rollbacks: number;
+  /**
+   * No pending record is due while `minTimeMs + reach + grace >= stream time` (null: unknown).
+   * Kafka Streams sets it to the last entry its scan visited and lowers it when a record waits.
+   */
+  minTimeMs: number | null;
 }
 
 // Keyed by the task's left window store, which both processors of a task share; a new task
@@ -35,14 +40,15 @@ interface SharedTime {
 const sharedTimes = new WeakMap<object, SharedTime>();
 
 /**
- * One side of a stream-stream join. A record is joined with every record of the other side
- * whose timestamp is within the window and whose own window has not closed, then kept in
- * its side's window store. A record whose window (its timestamp plus how far the window
- * reaches to the other side, plus grace) has closed in the join's stream time is late and
- * dropped. In a left or outer join a record that found no partner waits in the pending
- * store and is emitted with a null partner exactly once, when its window closes; one that
- * finds a partner later never is. Pairs and null results are thereby consistent: a record
- * either joins or gets its null result, never both.
+ * One side of a stream-stream join, as Kafka Streams' join processor works. A record is
+ * joined with every record of the other side that the other side's window store still
+ * holds within the window (the store keeps before + after + grace back from the largest
+ * time it was given), then kept in its side's window store. In a left or outer join, a
+ * record that found no partner is emitted with a null partner at once if its window has
+ * already ended in the join's stream time, else it waits in the pending store; a partner
+ * arriving later takes it out. Each record that is (one of) the newest seen first emits, in
+ * store order (time, right before left, key), the waiting records whose window + grace has
+ * closed, stopping once it meets a waiting record of each side still open.
  */
 export class StreamStreamJoinProcessor implements Processor<unknown, unknown, unknown, unknown> {
   private readonly nodeName: string;
@@ -54,12 +60,17 @@ export class StreamStreamJoinProcessor implements Processor<unknown, unknown, un
   private otherStore!: WindowStore<unknown, unknown>;
   private pending: PendingRecords | null = null;
   private time!: SharedTime;
+  /** How far before and after this side's record the other side's partners may be. */
+  private readonly joinBeforeMs: number;
+  private readonly joinAfterMs: number;
 
   constructor(nodeName: string, side: JoinSide, spec: StreamStreamJoinSpec) {
     this.nodeName = nodeName;
     this.side = side;
     this.other = side === "left" ? "right" : "left";
     this.spec = spec;
+    this.joinBeforeMs = side === "left" ? spec.beforeMs : spec.afterMs;
+    this.joinAfterMs = side === "left" ? spec.afterMs : spec.beforeMs;
   }
 
   init(context: ProcessorContext<unknown, unknown>): void {
@@ -73,74 +84,91 @@ export class StreamStreamJoinProcessor implements Processor<unknown, unknown, un
     }
     let time = sharedTimes.get(left);
     if (time === undefined) {
-      // After a restart the stores remember how far time had come.
-      time = { streamTimeMs: Math.max(-1, left.observedStreamTimeMs, right.observedStreamTimeMs), pendingLowWaterMs: -Infinity };
+      time = { streamTimeMs: -1, minTimeMs: null, rollbacks: -1 };
       sharedTimes.set(left, time);
     }
     this.time = time;
   }
 
   /**
-   * How far past its own time a record of `side` can still meet partners: its window closes
-   * at t + reach + grace. (A window that lies wholly in the record's past closes at t + grace.)
+   * The shared time, started from the stores (which remember how far time had come: a lower
+   * bound) on the first record after a restart (after the restore) and after a rollback.
    */
-  private reach(side: JoinSide): number {
-    return Math.max(0, side === "left" ? this.spec.afterMs : this.spec.beforeMs);
+  private sharedTime(): SharedTime {
+    const time = this.time;
+    const [left, right] = this.side === "left" ? [this.thisStore, this.otherStore] : [this.otherStore, this.thisStore];
+    if (time.rollbacks !== left.rollbacks) {
+      time.streamTimeMs = Math.max(-1, left.observedStreamTimeMs, right.observedStreamTimeMs);
+      time.minTimeMs = null;
+      time.rollbacks = left.rollbacks;
+    }
+    return time;
   }
 
-  private isClosed(side: JoinSide, timestampMs: number): boolean {
-    return timestampMs + this.reach(side) + this.spec.graceMs < this.time.streamTimeMs;
+  /** How long after its own time a waiting record of `side` can still find a partner (before grace). */
+  private lookAhead(side: JoinSide): number {
+    return side === "left" ? this.spec.afterMs : this.spec.beforeMs;
   }
 
   process = (record: StreamRecord<unknown, unknown>): void => {
     const ts = record.timestamp;
-    if (ts > this.time.streamTimeMs) this.time.streamTimeMs = ts;
-    this.emitClosed(record);
-    if (record.value === null || record.value === undefined) {
-      recordSkipped(this.context, this.nodeName, "null value in a stream-stream join");
-      return;
-    }
-    if (record.key === null || record.key === undefined) {
+    const time = this.sharedTime();
+    if (ts > time.streamTimeMs) time.streamTimeMs = ts;
+    const outer = this.spec.outer[this.side];
+    const missingKey = record.key === null || record.key === undefined;
+    const missingValue = record.value === null || record.value === undefined;
+    if (outer && missingKey && !missingValue) {
       // A record without a key can never join; in a left/outer join its side's result is final now.
-      if (this.spec.outer[this.side]) this.forward(record, record.key, record.value, null, ts);
-      else recordSkipped(this.context, this.nodeName, "null key in a stream-stream join");
+      this.forward(record, record.key, record.value, null, ts);
       return;
     }
-    if (this.isClosed(this.side, ts)) {
-      recordSkipped(this.context, this.nodeName, `late record: its join window closed (time ${ts}, stream time ${this.time.streamTimeMs})`);
+    if (missingKey || missingValue) {
+      recordSkipped(this.context, this.nodeName, `null ${missingKey ? "key" : "value"} in a stream-stream join`);
       return;
     }
+    if (ts === time.streamTimeMs) this.emitClosed(record);
     const key = record.key;
-    const from = this.side === "left" ? ts - this.spec.beforeMs : ts - this.spec.afterMs;
-    const to = this.side === "left" ? ts + this.spec.afterMs : ts + this.spec.beforeMs;
-    let matched = false;
+    const from = Math.max(0, ts - this.joinBeforeMs);
+    const to = Math.max(0, ts + this.joinAfterMs);
+    const partners = this.otherStore.fetch(key, from, to);
     let keyBytes: Buffer | null = null;
-    // Event times are never negative: a window wholly before 0 has no partners.
-    const partners = to < 0 ? [] : this.otherStore.fetch(key, Math.max(0, from), to);
     for (const partner of partners) {
-      if (this.isClosed(this.other, partner.windowStartMs)) continue;
-      matched = true;
       if (this.pending !== null && this.spec.outer[this.other]) {
         keyBytes ??= this.pending.keyBytes(key);
         this.pending.remove(this.other, keyBytes, partner.windowStartMs);
       }
       this.forward(record, key, record.value, partner.value, Math.max(ts, partner.windowStartMs));
     }
-    if (!matched && this.spec.outer[this.side] && this.pending !== null) {
-      this.pending.add(this.side, key, record.value, ts);
-      if (ts < this.time.pendingLowWaterMs) this.time.pendingLowWaterMs = ts;
+    if (outer && partners.length === 0) {
+      if (this.pending === null || to < time.streamTimeMs) {
+        // Its window has ended already: Kafka Streams emits the null result at once.
+        this.forward(record, key, record.value, null, ts);
+      } else {
+        time.minTimeMs = time.minTimeMs === null ? ts : Math.min(time.minTimeMs, ts);
+        this.pending.add(this.side, key, record.value, ts);
+      }
     }
     this.thisStore.put(key, record.value, ts);
   };
 
-  /** Emits, oldest first, the pending records whose window has closed. */
+  /** Emits the waiting records whose window + grace has closed, in store order. */
   private emitClosed(record: StreamRecord<unknown, unknown>): void {
     if (this.pending === null) return;
-    const reach = Math.min(this.spec.outer.left ? this.reach("left") : Infinity, this.spec.outer.right ? this.reach("right") : Infinity);
-    const latest = this.time.streamTimeMs - reach - this.spec.graceMs - 1;
-    if (latest < this.time.pendingLowWaterMs) return;
-    const { records, earliestLeft } = this.pending.takeClosed(latest, (side, t) => this.isClosed(side, t));
-    this.time.pendingLowWaterMs = earliestLeft ?? latest + 1;
+    const { time, spec } = this;
+    const now = time.streamTimeMs;
+    // Kafka Streams' shortcut, with this side's reach (its unknown minimum overflows to "look" when reach + grace > 0).
+    const reach = this.joinAfterMs + spec.graceMs;
+    if (time.minTimeMs === null ? reach <= 0 : time.minTimeMs + reach >= now) return;
+    const open: Record<JoinSide, boolean> = { left: false, right: false };
+    const { records, lastVisitedMs } = this.pending.scan((side, t) => {
+      if (open.left && open.right) return "stop";
+      if (t + this.lookAhead(side) + spec.graceMs >= now) {
+        open[side] = true;
+        return "keep";
+      }
+      return "emit";
+    });
+    time.minTimeMs = lastVisitedMs;
     for (const p of records) {
       this.forward(record, p.key, p.side === "left" ? p.value : null, p.side === "right" ? p.value : null, p.timestampMs, true);
     }

@@ -31,9 +31,11 @@ export function joinRows(spec: TableTableJoinSpec, left: unknown, right: unknown
 /**
  * One side of a primary-key table-table join: an update of this side's row is joined with
  * the other side's current row, and the change of the joined row (new and old value) goes
- * downstream. A delete on one side deletes the joined row of an inner join (a tombstone)
- * and leaves the other side with null in a left or outer join. When the joined row neither
- * existed nor exists, nothing is forwarded.
+ * downstream, timestamped with the newer of the two rows. A delete on one side deletes the
+ * joined row of an inner join (a tombstone) and leaves the other side with null in a left
+ * or outer join. As in Kafka Streams, nothing is forwarded only when the other side has no
+ * row and the joined row neither existed nor exists; with the other row present every
+ * change goes on, a tombstone for one that joins to nothing.
  */
 export class TableTableJoinProcessor implements Processor<unknown, Change<unknown>, unknown, Change<unknown>> {
   private readonly nodeName: string;
@@ -65,7 +67,7 @@ export class TableTableJoinProcessor implements Processor<unknown, Change<unknow
       this.side === "left" ? joinRows(this.spec, thisValue, otherValue, key) : joinRows(this.spec, otherValue, thisValue, key);
     const newValue = joined(record.value.newValue);
     const oldValue = joined(record.value.oldValue);
-    if (newValue === null && oldValue === null) return;
+    if (other === null && newValue === null && oldValue === null) return;
     const timestamp = other === null ? record.timestamp : Math.max(record.timestamp, other.timestampMs);
     this.context.forward(record.withValue(change(newValue, oldValue)).withTimestamp(timestamp));
   };
@@ -94,7 +96,8 @@ export function joinedValueGetter(spec: TableTableJoinSpec): TableValueGetterSup
 /**
  * Where both sides' changes meet (Kafka Streams' KTableKTableJoinMerger). Without a store it
  * passes changes on; with one it keeps the joined rows (queryable) and forwards through the
- * store, so caching applies and the old value is the stored one.
+ * store, so caching applies (a cache drops a delete of a row it never held) and the old
+ * value is the stored one.
  */
 export class TableJoinMergeProcessor implements Processor<unknown, Change<unknown>, unknown, Change<unknown>> {
   private readonly storeName: string | null;
@@ -121,7 +124,6 @@ export class TableJoinMergeProcessor implements Processor<unknown, Change<unknow
     }
     const old = this.store.get(record.key);
     const next = record.value.newValue;
-    if (next === null && old === null) return;
     this.store.put(record.key, next);
     this.forwarder.maybeForward(record, next, old);
   };

@@ -10,7 +10,8 @@ import { TableForwarder, type TableStore } from "./table-forwarder.ts";
  * `update(key, value, current)` gives the new aggregate, `current` being null for a key
  * seen for the first time. count, reduce and aggregate (and each input of a cogroup) are
  * this processor with different `update` functions. Records with a null key or value are
- * skipped and reported, as in Kafka Streams.
+ * skipped and reported, as in Kafka Streams. The aggregate carries the newest timestamp of
+ * the records that made it (Kafka Streams: the larger of the stored and the new one).
  */
 export class StreamAggregateProcessor<K, V, A> implements Processor<K | null, V | null, K, Change<A>> {
   private readonly nodeName: string;
@@ -38,11 +39,13 @@ export class StreamAggregateProcessor<K, V, A> implements Processor<K | null, V 
       recordSkipped(this.context, this.nodeName, `null ${key === null ? "key" : "value"} in an aggregation`);
       return;
     }
-    const current = this.store.get(key);
+    const stored = this.store.getWithTimestamp(key);
+    const current = stored?.value ?? null;
     const next = this.update(key, value, current);
     refuseAsync(next, `The aggregator of "${this.nodeName}"`);
-    this.store.put(key, next);
-    this.forwarder.maybeForward(record as StreamRecord<K, unknown>, next, current);
+    const timestampMs = stored === null ? record.timestamp : Math.max(record.timestamp, stored.timestampMs);
+    this.store.putWithTimestamp(key, next, timestampMs);
+    this.forwarder.maybeForward(record as StreamRecord<K, unknown>, next, current, timestampMs);
   };
 }
 

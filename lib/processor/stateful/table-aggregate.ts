@@ -7,10 +7,11 @@ import { TableForwarder, type TableStore } from "./table-forwarder.ts";
 
 /**
  * The first half of KTable.groupBy: maps each change of a table row to the group it leaves
- * and the group it joins. The old value goes out as a subtraction (`{ newValue: null,
- * oldValue }`) to its old group, then the new value as an addition to its new group, in
- * that order, so a row moving from A to B is first taken out of A, then added to B. Both
- * travel through the repartition topic to the aggregation.
+ * and the group it joins. A row staying in its group sends one change carrying both values
+ * (Kafka Streams' KIP-904), so the aggregation subtracts and adds in one step and emits no
+ * intermediate result. A row moving from A to B sends the subtraction (`{ newValue: null,
+ * oldValue }`) to A first, then the addition to B. A side whose selector returns a null key
+ * or value is dropped. Everything travels through the repartition topic to the aggregation.
  */
 export class TableRepartitionMapProcessor<K, V, KR, VR> implements Processor<K, Change<V>, KR, Change<VR>> {
   private readonly nodeName: string;
@@ -28,23 +29,35 @@ export class TableRepartitionMapProcessor<K, V, KR, VR> implements Processor<K, 
 
   process = (record: StreamRecord<K, Change<V>>): void => {
     const { newValue, oldValue } = record.value;
-    if (oldValue !== null) this.send(record, this.select(record.key, oldValue), false);
-    if (newValue !== null) this.send(record, this.select(record.key, newValue), true);
-  };
-
-  private select(key: K, value: V): KeyValuePair<KR, VR> {
-    const pair = this.selector(key, value);
-    refuseAsync(pair, "A KTable groupBy selector");
-    return pair;
-  }
-
-  private send(record: StreamRecord<K, Change<V>>, [key, value]: KeyValuePair<KR, VR>, adding: boolean): void {
-    if (key === null || key === undefined) {
-      recordSkipped(this.context, this.nodeName, "the groupBy selector returned a null key");
+    const oldPair = oldValue === null ? null : this.select(record.key, oldValue);
+    const newPair = newValue === null ? null : this.select(record.key, newValue);
+    if (oldPair !== null && newPair !== null && sameKey(oldPair[0], newPair[0])) {
+      this.context.forward(record.withKeyValue(newPair[0], { newValue: newPair[1], oldValue: oldPair[1] }));
       return;
     }
-    this.context.forward(record.withKeyValue(key, adding ? { newValue: value, oldValue: null } : { newValue: null, oldValue: value }));
+    if (oldPair !== null) this.context.forward(record.withKeyValue(oldPair[0], { newValue: null, oldValue: oldPair[1] }));
+    if (newPair !== null) this.context.forward(record.withKeyValue(newPair[0], { newValue: newPair[1], oldValue: null }));
+  };
+
+  /** The selected pair, or null (reported) when its key or value is null: that side is dropped. */
+  private select(key: K, value: V): KeyValuePair<KR, VR> | null {
+    const pair = this.selector(key, value);
+    refuseAsync(pair, "A KTable groupBy selector");
+    const [groupKey, groupValue] = pair;
+    if (groupKey === null || groupKey === undefined || groupValue === null || groupValue === undefined) {
+      recordSkipped(this.context, this.nodeName, `the groupBy selector returned a null ${groupKey == null ? "key" : "value"}`);
+      return null;
+    }
+    return pair;
   }
+}
+
+/** Equal group keys (Kafka Streams compares with equals(); here: same primitive, or same JSON for objects). */
+function sameKey(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
+  if (Buffer.isBuffer(a) && Buffer.isBuffer(b)) return a.equals(b);
+  return JSON.stringify(a) === JSON.stringify(b);
 }
 
 /** How a grouped table's aggregate changes: the adder for values joining the group, the subtractor for values leaving it. */
@@ -58,7 +71,8 @@ export interface TableAggregation<K, V, A> {
 /**
  * The second half of KTable.groupBy: applies subtractions and additions to the group's
  * aggregate in `storeName` and forwards the aggregate's change. A group emptied by its
- * subtractions keeps its last aggregate (0 for a count), as in Kafka Streams.
+ * subtractions keeps its last aggregate (0 for a count), as in Kafka Streams. The aggregate
+ * carries the newest timestamp of the stored aggregate and the change applied to it.
  */
 export class TableAggregateProcessor<K, V, A> implements Processor<K | null, Change<V>, K, Change<A>> {
   private readonly nodeName: string;
@@ -87,14 +101,18 @@ export class TableAggregateProcessor<K, V, A> implements Processor<K | null, Cha
       return;
     }
     const { adder, subtractor, initializer } = this.aggregation;
-    const old = this.store.get(key);
-    let next = old;
-    if (record.value.oldValue !== null && next !== null) next = subtractor(key, record.value.oldValue, next);
-    if (record.value.newValue !== null) next = adder(key, record.value.newValue, next ?? (initializer ? initializer() : null));
+    const { oldValue, newValue } = record.value;
+    const stored = this.store.getWithTimestamp(key);
+    const old = stored?.value ?? null;
+    let next: A | null = old;
+    if (oldValue !== null && next !== null) next = subtractor(key, oldValue, next);
+    if (newValue !== null) next = adder(key, newValue, next ?? (initializer ? initializer() : null));
     refuseAsync(next, `The adder or subtractor of "${this.nodeName}"`);
-    if (next === null && old === null) return;
-    this.store.put(key, next);
-    this.forwarder.maybeForward(record as StreamRecord<K, unknown>, next, old);
+    // As Kafka Streams' KTableAggregate: the stored timestamp counts when the stored aggregate was used.
+    const usedStored = stored !== null && (oldValue !== null || newValue !== null);
+    const timestampMs = usedStored ? Math.max(record.timestamp, stored.timestampMs) : record.timestamp;
+    this.store.putWithTimestamp(key, next ?? null, timestampMs);
+    this.forwarder.maybeForward(record as StreamRecord<K, unknown>, next ?? null, old, timestampMs);
   };
 }
 

@@ -5,18 +5,23 @@ import type { Change } from "./change.ts";
 import { TableForwarder, type TableStore } from "./table-forwarder.ts";
 
 /**
- * The body shared by stateless table operators (filter, mapValues): compute the new and the
- * old result from the change, forward unless both are null, and, when the result is
- * materialized, write it to its store first (forwarding from the store's cache then).
+ * The body shared by stateless table operators (filter, mapValues), as Kafka Streams'
+ * KTableFilter and KTableMapValues: compute the new result (and, when this node sends old
+ * values, the old one), then forward; when the result is materialized, write it to its
+ * store first (forwarding from the store's cache then). Only a filter that sends old
+ * values skips a change whose results are both null; otherwise a filtered-out update
+ * leaves as a tombstone.
  */
 abstract class TableTransformProcessor<K, V, VR> implements Processor<K, Change<V>, K, Change<VR>> {
   private readonly storeName: string | null;
+  private readonly sendOldValues: boolean;
   private context!: ProcessorContext<K, Change<VR>>;
   private store: TableStore<K, VR> | null = null;
   private forwarder: TableForwarder<K, VR> | null = null;
 
-  constructor(storeName: string | null) {
+  constructor(storeName: string | null, sendOldValues: boolean) {
     this.storeName = storeName;
+    this.sendOldValues = sendOldValues;
   }
 
   init(context: ProcessorContext<K, Change<VR>>): void {
@@ -29,17 +34,20 @@ abstract class TableTransformProcessor<K, V, VR> implements Processor<K, Change<
 
   protected abstract apply(key: K, value: V | null): VR | null;
 
+  /** Whether a change with no new and no old result may be dropped (a filter sending old values). */
+  protected abstract skipsEmpty(sendOldValues: boolean): boolean;
+
   process = (record: StreamRecord<K, Change<V>>): void => {
     const newValue = this.apply(record.key, record.value.newValue);
-    if (this.store === null) {
-      const oldValue = this.apply(record.key, record.value.oldValue);
-      if (newValue === null && oldValue === null) return;
+    const store = this.store;
+    let oldValue: VR | null = null;
+    if (this.sendOldValues) oldValue = store === null ? this.apply(record.key, record.value.oldValue) : store.get(record.key);
+    if (newValue === null && oldValue === null && this.skipsEmpty(this.sendOldValues)) return;
+    if (store === null) {
       this.context.forward(record.withValue({ newValue, oldValue }));
       return;
     }
-    const oldValue = this.store.get(record.key);
-    if (newValue === null && oldValue === null) return;
-    this.store.put(record.key, newValue);
+    store.put(record.key, newValue);
     this.forwarder!.maybeForward(record, newValue, oldValue);
   };
 }
@@ -49,10 +57,14 @@ export class TableFilterProcessor<K, V> extends TableTransformProcessor<K, V, V>
   private readonly predicate: (key: K, value: V) => boolean;
   private readonly keep: boolean;
 
-  constructor(predicate: (key: K, value: V) => boolean, keep: boolean, storeName: string | null) {
-    super(storeName);
+  constructor(predicate: (key: K, value: V) => boolean, keep: boolean, storeName: string | null, sendOldValues = true) {
+    super(storeName, sendOldValues);
     this.predicate = predicate;
     this.keep = keep;
+  }
+
+  protected skipsEmpty(sendOldValues: boolean): boolean {
+    return sendOldValues;
   }
 
   protected apply(key: K, value: V | null): V | null {
@@ -63,13 +75,17 @@ export class TableFilterProcessor<K, V> extends TableTransformProcessor<K, V, V>
   }
 }
 
-/** KTable mapValues: tombstones stay tombstones without calling the mapper. */
+/** KTable mapValues: tombstones stay tombstones without calling the mapper; every change goes on. */
 export class TableMapValuesProcessor<K, V, VR> extends TableTransformProcessor<K, V, VR> {
   private readonly mapper: (value: V, key: K) => VR;
 
-  constructor(mapper: (value: V, key: K) => VR, storeName: string | null) {
-    super(storeName);
+  constructor(mapper: (value: V, key: K) => VR, storeName: string | null, sendOldValues = true) {
+    super(storeName, sendOldValues);
     this.mapper = mapper;
+  }
+
+  protected skipsEmpty(): boolean {
+    return false;
   }
 
   protected apply(key: K, value: V | null): VR | null {

@@ -52,10 +52,27 @@ export abstract class WindowedAggregateBase<K, V, VA> {
     if (this.options.bufferStoreName !== null) this.buffer = context.getStateStore<FinalResultBuffer>(this.options.bufferStoreName);
   }
 
-  /** Stream time for close decisions: never behind what this operator committed before a restart. */
-  protected streamTime(storeLowerBound: number): number {
-    const task = Math.max(this.context.currentStreamTimeMs(), storeLowerBound);
-    return this.buffer === null ? task : this.buffer.observe(task);
+  /**
+   * This operator's observed stream time: the largest timestamp of the records that reached
+   * it (Kafka Streams keeps one per windowed operator, not the task's: a record an upstream
+   * filter dropped or this operator skipped does not move it). After a restart it resumes from
+   * what this operator made durable: the buffer's stream time (emit on close) and the store's
+   * largest window time, so windows that closed before the restart stay closed; so it does
+   * after a rollback of the task's writes (an aborted transaction), which the store counts.
+   */
+  private observed: number | null = null;
+  private rollbacksSeen = 0;
+
+  /** Takes `timestampMs` into the observed stream time and returns it; `store` is the operator's window or session store. */
+  protected observe(timestampMs: number, store: { readonly observedStreamTimeMs: number; readonly rollbacks: number }): number {
+    if (store.rollbacks !== this.rollbacksSeen) {
+      this.rollbacksSeen = store.rollbacks;
+      this.observed = null;
+    }
+    if (this.observed === null) this.observed = Math.max(-1, store.observedStreamTimeMs, this.buffer?.streamTimeMs ?? -1);
+    if (timestampMs > this.observed) this.observed = timestampMs;
+    this.buffer?.observe(this.observed);
+    return this.observed;
   }
 
   /** A window's new value: forwarded now (on update, no cache) or kept in the buffer until it closes. */
@@ -68,7 +85,7 @@ export abstract class WindowedAggregateBase<K, V, VA> {
     }
     if (this.cached) return;
     const windowed: Windowed<K> = { key, window: { startMs: window.startMs, endMs: window.endMs } };
-    forwardResult(this.context, options.output, new StreamRecord(windowed, options.change(value, options.sendOldValues ? old : null), timestampMs));
+    forwardResult(this.context, options.output, new StreamRecord(windowed, options.change(value, options.sendOldValues ? old : null), timestampMs, this.context.headers));
   }
 
   /** Emits (once) every buffered result whose window closed by `nowMs`. */
@@ -80,7 +97,7 @@ export abstract class WindowedAggregateBase<K, V, VA> {
       const value = options.aggregateSerde.deserialize(options.storeName, r.valueBytes);
       const windowed: Windowed<K> = { key, window: { startMs: r.startMs, endMs: r.endMs } };
       this.metrics.finalResults++;
-      forwardResult(this.context, options.output, new StreamRecord(windowed, options.change(value, null), r.timestampMs));
+      forwardResult(this.context, options.output, new StreamRecord(windowed, options.change(value, null), r.timestampMs, this.context.headers));
     }
   }
 
@@ -90,15 +107,25 @@ export abstract class WindowedAggregateBase<K, V, VA> {
     const { options } = this;
     this.cached = store.setFlushListener((r) => {
       if (r.newValue === null && r.oldValue === null) return;
-      forwardResult(this.context, options.output, new StreamRecord(r.key, options.change(r.newValue, options.sendOldValues ? r.oldValue : null), r.timestampMs));
+      // The cache restored the record context of the write, so these are the headers of the record that made the change.
+      forwardResult(this.context, options.output, new StreamRecord(r.key, options.change(r.newValue, options.sendOldValues ? r.oldValue : null), r.timestampMs, this.context.headers));
     }, options.sendOldValues);
   }
 
-  /** Records without a key or value cannot be placed in a window: counted, as Kafka Streams does. */
-  protected skipsNullKeyOrValue(key: unknown, value: unknown): boolean {
-    if (key !== null && key !== undefined && value !== null && value !== undefined) return false;
+  /** Records without a key cannot be placed in a window: counted as dropped, as Kafka Streams does. */
+  protected skipsNullKey(key: unknown): boolean {
+    if (key !== null && key !== undefined) return false;
     this.metrics.skippedRecords++;
-    recordSkipped(this.context, this.options.nodeName, key === null || key === undefined ? "a windowed aggregation needs a key" : "a windowed aggregation skips null values");
+    recordSkipped(this.context, this.options.nodeName, "a windowed aggregation needs a key");
+    return true;
+  }
+
+  /** Sliding windows (as in Kafka Streams) skip null values too. */
+  protected skipsNullKeyOrValue(key: unknown, value: unknown): boolean {
+    if (this.skipsNullKey(key)) return true;
+    if (value !== null && value !== undefined) return false;
+    this.metrics.skippedRecords++;
+    recordSkipped(this.context, this.options.nodeName, "a sliding-window aggregation skips null values");
     return true;
   }
 }

@@ -1,4 +1,6 @@
 import type { KeyValueStore, StateStore } from "../../state/index.ts";
+import type { Headers } from "../record.ts";
+import { decodeHeaders, encodeHeaders } from "./buffered-headers.ts";
 
 /** The entry that holds the buffer's stream time; result keys start with a close time < 2^53 (byte 0x00) and are 24+ bytes. */
 const STREAM_TIME_KEY = Buffer.from([0xff]);
@@ -17,13 +19,16 @@ export interface BufferedResult {
   readonly keyBytes: Buffer;
   readonly valueBytes: Buffer;
   readonly timestampMs: number;
+  /** The headers kept with the result (suppression: those of the change it holds). */
+  readonly headers: Headers;
 }
 
 /**
  * The durable buffer behind emit-on-window-close and `suppress(untilWindowCloses)`: a
  * logged key-value store (so its changelog restores it) holding each open window's latest
- * result under `[closes at][start][end][key bytes]`, ordered by the stream time at which
- * the window closes. When stream time reaches that, the result is emitted and its entry
+ * result under `[closes at][key bytes][start][end]` (sessions: `[closes at][start][key
+ * bytes][end]`): ordered by the stream time at which the window closes, then as Kafka
+ * Streams emits windows closing together. When stream time reaches that, the result is emitted and its entry
  * deleted in the same task transaction, so after a crash a window is neither lost (the
  * entry is still there) nor emitted twice (the delete committed with the output).
  *
@@ -42,10 +47,13 @@ export class FinalResultBuffer implements StateStore {
   private persistedTime = -1;
   /** No entry closes before this (a lower bound): saves a scan per record. */
   private earliestClose = Number.MIN_SAFE_INTEGER;
-  private flushListener: (() => void) | null = null;
 
-  constructor(store: KeyValueStore<Buffer, Buffer>) {
+  /** Sessions close by end, and Kafka Streams emits those closing together by start, then key. */
+  private readonly startBeforeKey: boolean;
+
+  constructor(store: KeyValueStore<Buffer, Buffer>, options: { startBeforeKey?: boolean } = {}) {
     this.store = store;
+    this.startBeforeKey = options.startBeforeKey ?? false;
     this.name = store.name;
     this.persistent = store.persistent;
   }
@@ -56,10 +64,10 @@ export class FinalResultBuffer implements StateStore {
     this.earliestClose = Number.MIN_SAFE_INTEGER;
   }
 
-  /** Stream time as this operator knows it: the larger of the task's and the durable one. */
-  observe(taskStreamTimeMs: number): number {
+  /** Takes the operator's observed stream time in (made durable at the next flush) and returns the larger of it and the durable one. */
+  observe(streamTimeMs: number): number {
     this.load();
-    if (taskStreamTimeMs > this.time) this.time = taskStreamTimeMs;
+    if (streamTimeMs > this.time) this.time = streamTimeMs;
     return this.time;
   }
 
@@ -69,13 +77,15 @@ export class FinalResultBuffer implements StateStore {
   }
 
   /** Keeps the window's latest result (null: forget it, e.g. a session merged into another). */
-  put(closesAtMs: number, startMs: number, endMs: number, keyBytes: Buffer, valueBytes: Buffer | null, timestampMs: number): void {
-    const key = Buffer.concat([int64(closesAtMs), int64(startMs), int64(endMs), keyBytes]);
+  put(closesAtMs: number, startMs: number, endMs: number, keyBytes: Buffer, valueBytes: Buffer | null, timestampMs: number, headers?: Headers): void {
+    const key = this.startBeforeKey
+      ? Buffer.concat([int64(closesAtMs), int64(startMs), keyBytes, int64(endMs)])
+      : Buffer.concat([int64(closesAtMs), keyBytes, int64(startMs), int64(endMs)]);
     if (valueBytes === null) {
       this.store.delete(key);
       return;
     }
-    this.store.put(key, Buffer.concat([int64(timestampMs), valueBytes]));
+    this.store.put(key, Buffer.concat([int64(timestampMs), encodeHeaders(headers), valueBytes]));
     if (closesAtMs < this.earliestClose) this.earliestClose = closesAtMs;
   }
 
@@ -96,10 +106,10 @@ export class FinalResultBuffer implements StateStore {
       this.store.delete(key);
       results.push({
         closesAtMs: Number(key.readBigInt64BE(0)),
-        startMs: Number(key.readBigInt64BE(8)),
-        endMs: Number(key.readBigInt64BE(16)),
-        keyBytes: key.subarray(24),
-        valueBytes: value.subarray(8),
+        startMs: Number(key.readBigInt64BE(this.startBeforeKey ? 8 : key.length - 16)),
+        endMs: Number(key.readBigInt64BE(key.length - 8)),
+        keyBytes: this.startBeforeKey ? key.subarray(16, key.length - 8) : key.subarray(8, key.length - 16),
+        ...decodeHeaders(value, 8),
         timestampMs: Number(value.readBigInt64BE(0)),
       });
     }
@@ -111,17 +121,7 @@ export class FinalResultBuffer implements StateStore {
     return this.store.all().filter((e) => e.key.length >= 24).length;
   }
 
-  /**
-   * Called first thing at each flush (commit). The task flushes its stores in the order they
-   * were added, so by then the caches of the stores upstream of this buffer have delivered
-   * everything: the moment a suppression can safely emit by the task's stream time.
-   */
-  onFlush(listener: () => void): void {
-    this.flushListener = listener;
-  }
-
   flush(): void {
-    this.flushListener?.();
     if (this.loaded && this.time > this.persistedTime) {
       this.store.put(STREAM_TIME_KEY, int64(this.time));
       this.persistedTime = this.time;

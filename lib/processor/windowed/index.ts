@@ -5,5 +5,5 @@ export { WindowedMetrics, LATE_RECORD_HEADERS, type WindowedOperatorMetrics, typ
 export type { WindowedAggregation, WindowedAggregateOptions } from "./aggregation.ts";
 export { TimeWindowAggregateProcessor } from "./time-window-aggregate.ts";
 export { SessionWindowAggregateProcessor } from "./session-window-aggregate.ts";
-export { SlidingWindowAggregateProcessor, arrivedValueSerde, type ArrivedValue } from "./sliding-window-aggregate.ts";
+export { SlidingWindowAggregateProcessor } from "./sliding-window-aggregate.ts";
 export { SuppressProcessor, type SuppressOptions } from "./suppress.ts";

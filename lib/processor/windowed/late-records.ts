@@ -64,7 +64,7 @@ export interface WindowedOutput {
 }
 
 /**
- * Counts a late record (here and in the task's dropped records) and, when a late-records topic is configured, forwards the input
+ * Counts a late record (here once, in the task's dropped records once per window it missed) and, when a late-records topic is configured, forwards the input
  * record (key and value as received) to it with headers saying which window it missed, when
  * that window closed and what stream time was.
  */
@@ -76,10 +76,11 @@ export function reportLate(
   record: StreamRecord<unknown, unknown>,
   window: { startMs: number; endMs: number; closesAtMs: number },
   streamTimeMs: number,
+  windowsMissed = 1,
 ): void {
   metrics.lateRecords++;
-  // The task's dropped-records metric counts late records too, as Kafka Streams' does.
-  (context as { recordDropped?(): void }).recordDropped?.();
+  // The task's dropped-records metric counts late records too, as Kafka Streams' does: once per window missed.
+  for (let i = 0; i < windowsMissed; i++) (context as { recordDropped?(): void }).recordDropped?.();
   if (output.lateChild === null) return;
   const meta = context.recordMetadata();
   const headers: Record<string, string | Buffer> = {

@@ -5,15 +5,12 @@ import { StreamRecord } from "../record.ts";
 import type { Change } from "../stateful/change.ts";
 import type { FinalResultBuffer } from "./final-result-buffer.ts";
 import { WindowedMetrics, type WindowedOperatorMetrics } from "./late-records.ts";
-import { closesAt } from "./windows.ts";
 
 export interface SuppressOptions<K, V> {
   readonly nodeName: string;
   readonly bufferStoreName: string;
-  /** Grace of the windows upstream: a window's result is final once stream time passes end + grace. */
-  readonly graceMs: number;
-  /** Session and sliding windows end inclusive (they close 1 ms later than a time window with the same end). */
-  readonly endInclusive: boolean;
+  /** A window's result is emitted once stream time reaches its end plus this (grace; sessions: gap + grace). */
+  readonly suppressAfterEndMs: number;
   readonly keySerde: Serde<K>;
   readonly valueSerde: Serde<V>;
 }
@@ -21,10 +18,12 @@ export interface SuppressOptions<K, V> {
 /**
  * `suppress(Suppressed.untilWindowCloses(..))` on a windowed KTable: holds each window's
  * latest value in a durable buffer and forwards it once, when stream time reaches the
- * window's end + grace. A tombstone for a window not yet emitted (a session merged into
- * another) just removes it from the buffer: downstream never saw it. Stream time here is
- * the largest timestamp of the records that reached this node, kept durable in the buffer;
- * at each commit, once the caches upstream have flushed, it catches up with the task's.
+ * window's end + grace (sessions: end + gap + grace), as Kafka Streams' suppression does,
+ * in order of that time, then key. A tombstone for a window not yet emitted (a session merged
+ * into another) just removes it from the buffer: downstream never saw it. Stream time here is
+ * the largest timestamp of the records that reached this node (as in Kafka Streams, never the
+ * task's: with a caching store upstream, records arrive when the cache flushes), kept durable
+ * in the buffer across restarts.
  */
 export class SuppressProcessor<K, V> implements Processor<Windowed<K>, Change<V>, Windowed<K>, Change<V>> {
   private context!: ProcessorContext<Windowed<K>, Change<V>>;
@@ -40,21 +39,16 @@ export class SuppressProcessor<K, V> implements Processor<Windowed<K>, Change<V>
     this.context = context;
     this.buffer = context.getStateStore<FinalResultBuffer>(this.options.bufferStoreName);
     this.metrics = WindowedMetrics.register(context.applicationId, context.taskId, this.options.nodeName);
-    // At commit every upstream cache has flushed into this node, so the task's stream time is safe to emit by.
-    this.buffer.onFlush(() => this.emitClosed(this.buffer.observe(context.currentStreamTimeMs())));
   }
 
   readonly process = (record: StreamRecord<Windowed<K>, Change<V>>): void => {
     const { options, buffer } = this;
-    // Stream time as the records reaching this node tell it, as Kafka Streams' suppress does. Not
-    // the task's: with a caching store upstream, a window's last update may still be on its
-    // way (it leaves the cache at commit) while the task's stream time has passed the window.
     const now = buffer.observe(record.timestamp);
     const { key, window } = record.key;
     const keyBytes = options.keySerde.serialize(options.bufferStoreName, key) ?? Buffer.alloc(0);
     const value = record.value.newValue;
-    const closes = closesAt(window.endMs, options.graceMs, options.endInclusive);
-    buffer.put(closes, window.startMs, window.endMs, keyBytes, options.valueSerde.serialize(options.bufferStoreName, value), record.timestamp);
+    const closes = window.endMs + options.suppressAfterEndMs;
+    buffer.put(closes, window.startMs, window.endMs, keyBytes, options.valueSerde.serialize(options.bufferStoreName, value), record.timestamp, record.headers);
     this.emitClosed(now);
   };
 
@@ -64,7 +58,8 @@ export class SuppressProcessor<K, V> implements Processor<Windowed<K>, Change<V>
       const key = options.keySerde.deserialize(options.bufferStoreName, r.keyBytes) as K;
       const value = options.valueSerde.deserialize(options.bufferStoreName, r.valueBytes);
       this.metrics.finalResults++;
-      this.context.forward(new StreamRecord({ key, window: { startMs: r.startMs, endMs: r.endMs } }, { newValue: value, oldValue: null }, r.timestampMs));
+      // As in Kafka Streams, a final result leaves with the headers of the change it holds.
+      this.context.forward(new StreamRecord({ key, window: { startMs: r.startMs, endMs: r.endMs } }, { newValue: value, oldValue: null }, r.timestampMs, r.headers));
     }
   }
 }

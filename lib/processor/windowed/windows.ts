@@ -11,7 +11,7 @@ function checkMs(what: string, value: number, min: number): number {
  * Fixed-size windows aligned to the epoch: `[start, start + size)`, a new one every
  * `advance` ms. With `advance === size` (the default) they are tumbling: each record is in
  * exactly one; with a smaller advance they hop, and a record is in ceil(size / advance).
- * A window accepts records until stream time reaches `end + grace`.
+ * A window accepts records until the operator's stream time reaches `end + grace`.
  *
  * @example
  *   TimeWindows.ofSizeAndGrace(5 * 60_000, 30_000).advanceBy(60_000)
@@ -88,9 +88,9 @@ export class SlidingWindows {
     return new SlidingWindows(checkMs("SlidingWindows time difference", timeDifferenceMs, 1), checkMs("SlidingWindows grace", graceMs, 0));
   }
 
-  /** Raw records must be kept long enough to build any window that can still open, plus the windows themselves. */
+  /** Windows are kept 2d + grace (Kafka Streams' default): a record looks back 2d for the window before its own. */
   get retentionMs(): number {
-    return 2 * this.timeDifferenceMs + this.graceMs + 2;
+    return 2 * this.timeDifferenceMs + this.graceMs;
   }
 }
 
@@ -98,7 +98,7 @@ export class SlidingWindows {
  * Per-key sessions of activity: records closer than `gap` to each other belong to one
  * session `[first, last]` (both inclusive). A record that bridges two sessions merges them:
  * downstream sees tombstones for both old sessions, then the merged one. A session accepts
- * records while stream time is at most `end + grace`.
+ * records while the operator's stream time is at most `end + gap + grace` (Kafka Streams).
  */
 export class SessionWindows {
   readonly kind = "session" as const;
@@ -127,8 +127,8 @@ export type EmitStrategyType = "on_window_update" | "on_window_close";
 
 /**
  * When a windowed aggregation emits: on every update (default; results are revised as
- * records arrive) or once per window when it closes (stream time passed end + grace),
- * with its final value.
+ * records arrive) or once per window when it closes (the operator's stream time passed
+ * end + grace; sessions end + gap + grace), with its final value.
  */
 export class EmitStrategy {
   readonly type: EmitStrategyType;
@@ -145,7 +145,8 @@ export class EmitStrategy {
 
 /**
  * The stream time at which a window stops accepting records. Time windows end exclusive, so
- * they close at `end + grace`; session and sliding windows end inclusive, so one ms later.
+ * they close at `end + grace`; sliding windows end inclusive, so one ms later. (Sessions close
+ * at `closesAt(end + gap, grace, true)`.)
  */
 export function closesAt(endMs: number, graceMs: number, endInclusive: boolean): number {
   return endMs + graceMs + (endInclusive ? 1 : 0);

@@ -1,5 +1,5 @@
 import { decorateTopic, type SubTopology } from "../../topology/index.ts";
-import { ProcessorRuntime, SinkRuntime, SourceRuntime, type RuntimeNode, type TaskServices } from "./nodes.ts";
+import { ProcessorRuntime, recordContextHolder, SinkRuntime, SourceRuntime, type RuntimeNode, type TaskServices } from "./nodes.ts";
 
 /** A sub-topology's nodes instantiated for one task, wired parent to child. */
 export interface TaskGraph {
@@ -12,6 +12,7 @@ export function buildRuntimeNodes(subtopology: SubTopology, services: TaskServic
   const byName = new Map<string, RuntimeNode>();
   const sources: SourceRuntime[] = [];
   const processors: ProcessorRuntime[] = [];
+  const contexts = recordContextHolder(services.position);
   for (const spec of subtopology.nodes) {
     let node: RuntimeNode;
     if (spec.kind === "source") {
@@ -19,7 +20,7 @@ export function buildRuntimeNodes(subtopology: SubTopology, services: TaskServic
       sources.push(source);
       node = source;
     } else if (spec.kind === "processor") {
-      const processor = new ProcessorRuntime(spec, services);
+      const processor = new ProcessorRuntime(spec, services, contexts);
       processors.push(processor);
       node = processor;
     } else {

@@ -12,18 +12,12 @@ import {
   type RecordMetadata,
   type StreamRecord,
 } from "../../processor/index.ts";
+import type { RecordContextHolder } from "../../state/index.ts";
 import { decorateTopic, type ProcessorNode, type SinkNode, type SourceNode } from "../../topology/index.ts";
-import type { RawRecord, RecordCollector } from "./contracts.ts";
+import type { RecordCollector } from "./contracts.ts";
+import { keepsRecordContext, type ProcessingPosition } from "./record-context.ts";
 
-/**
- * Where processing is: the input record being processed (null inside a punctuator) and the
- * timestamp of the record at the node running now, which stores stamp their writes with.
- * One mutable object shared by the task and its nodes, so the hot path reads a field.
- */
-export interface ProcessingPosition {
-  input: RawRecord | null;
-  timestamp: number;
-}
+export { recordContextHolder, type ProcessingPosition } from "./record-context.ts";
 
 /** What the nodes of a task need from the task itself. */
 export interface TaskServices {
@@ -58,6 +52,22 @@ export class NodeFailure extends Error {
  */
 function tagged(nodeName: string, error: unknown): Error {
   return error instanceof NodeFailure || error instanceof SluiceError ? error : new NodeFailure(nodeName, error);
+}
+
+/**
+ * A processing error at the node that threw, as in Kafka Streams (KIP-1033): the processing
+ * handler decides about the record in the task's record context (the input record, or the
+ * one whose cached write a flush is forwarding); "continue" drops the record at this node,
+ * and the parent goes on with its other children. Sluice's own errors pass through. Every
+ * record reaches a node through `process`, whoever forwarded it (a processor, a cache
+ * flush, a punctuator), so this is the one place errors are handled.
+ */
+function handleProcessingError(task: TaskServices, nodeName: string, error: unknown): void {
+  if (error instanceof SluiceError) throw error;
+  const cause = error instanceof NodeFailure ? error.error : error;
+  const context = { kind: "processing" as const, error: cause, taskId: task.taskId, nodeName, record: task.position.input };
+  applyExceptionHandler(task.handlers.processing, context, task.collector);
+  task.countDropped();
 }
 
 export interface RuntimeNode {
@@ -113,11 +123,13 @@ export class ProcessorRuntime extends ForwardingNode implements ProcessorContext
   readonly spec: ProcessorNode;
   readonly processor: Processor<unknown, unknown, unknown, unknown>;
   private readonly task: TaskServices;
+  private readonly contexts: RecordContextHolder;
 
-  constructor(spec: ProcessorNode, task: TaskServices) {
+  constructor(spec: ProcessorNode, task: TaskServices, contexts: RecordContextHolder) {
     super(spec.name);
     this.spec = spec;
     this.task = task;
+    this.contexts = contexts;
     this.processor = spec.supplier();
   }
 
@@ -133,16 +145,19 @@ export class ProcessorRuntime extends ForwardingNode implements ProcessorContext
 
   process(record: StreamRecord<unknown, unknown>): void {
     const position = this.task.position;
-    const outer = position.timestamp;
+    const outerTimestamp = position.timestamp;
+    const outerHeaders = position.headers;
     position.timestamp = record.timestamp;
+    position.headers = record.headers;
     try {
       const result: unknown = this.processor.process(record);
       if (result !== undefined) refuseAsync(result, `process() of "${this.name}"`);
     } catch (error) {
-      throw tagged(this.name, error);
+      handleProcessingError(this.task, this.name, error);
     } finally {
       // Back to the parent's record, as the parent may go on writing after forward() returns.
-      position.timestamp = outer;
+      position.timestamp = outerTimestamp;
+      position.headers = outerHeaders;
     }
   }
 
@@ -154,7 +169,7 @@ export class ProcessorRuntime extends ForwardingNode implements ProcessorContext
     return this.task.applicationId;
   }
   get headers(): Headers {
-    return this.task.position.input?.headers ?? NO_HEADERS;
+    return this.task.position.headers ?? NO_HEADERS;
   }
   recordMetadata(): RecordMetadata | null {
     const r = this.task.position.input;
@@ -164,7 +179,9 @@ export class ProcessorRuntime extends ForwardingNode implements ProcessorContext
     return this.task.schedule(this.name, intervalMs, type, punctuator);
   }
   getStateStore<S = unknown>(name: string): S {
-    return this.task.store(this.name, name, this.spec.stores) as S;
+    const store = this.task.store(this.name, name, this.spec.stores);
+    if (keepsRecordContext(store)) store.useRecordContext(this.contexts);
+    return store as S;
   }
   currentStreamTimeMs(): number {
     return this.task.streamTime();
@@ -192,14 +209,17 @@ export class SinkRuntime implements RuntimeNode {
   }
 
   process(record: StreamRecord<unknown, unknown>): void {
-    const { spec, task } = this;
-    let topic: string;
-    let partition: number | undefined;
     try {
-      topic = this.fixedTopic ?? spec.topicExtractor!(record.key, record.value, this.recordContext(record));
+      this.send(record);
     } catch (error) {
-      throw tagged(this.name, error);
+      handleProcessingError(this.task, this.name, error);
     }
+  }
+
+  private send(record: StreamRecord<unknown, unknown>): void {
+    const { spec, task } = this;
+    let partition: number | undefined;
+    const topic = this.fixedTopic ?? spec.topicExtractor!(record.key, record.value, this.recordContext(record));
     let key: Buffer | null;
     let value: Buffer | null;
     try {
@@ -214,14 +234,10 @@ export class SinkRuntime implements RuntimeNode {
       return;
     }
     if (spec.partitioner !== null) {
-      try {
-        const count = task.collector.partitionCount(topic);
-        partition = spec.partitioner(topic, record.key, record.value, count);
-        if (partition !== undefined && !(Number.isInteger(partition) && partition >= 0 && partition < count)) {
-          throw new RangeError(`partitioner returned ${partition} for topic "${topic}", which has ${count} partitions`);
-        }
-      } catch (error) {
-        throw tagged(this.name, error);
+      const count = task.collector.partitionCount(topic);
+      partition = spec.partitioner(topic, record.key, record.value, count);
+      if (partition !== undefined && !(Number.isInteger(partition) && partition >= 0 && partition < count)) {
+        throw new RangeError(`partitioner returned ${partition} for topic "${topic}", which has ${count} partitions`);
       }
     }
     task.collector.send(topic, key, value, record.timestamp, record.headers, partition);

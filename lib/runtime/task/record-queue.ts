@@ -15,6 +15,14 @@ export class RecordQueue {
   partitionTime = -1;
   /** Last processed (or skipped) offset + 1; -1 until a record has been handled. */
   committableOffset = -1;
+  /**
+   * Records on the broker not fetched yet, as of the newest fetch (its end minus the
+   * position after it); -1 while unknown. Task idling waits on an empty partition unless
+   * this is known to be 0.
+   */
+  lag = -1;
+  /** While empty and caught up: the wall-clock time until which the task waits for it (max.task.idle.ms); -1 when not waiting. */
+  idleDeadline = -1;
   /** The deserialized head, or null when not prepared yet. */
   head: StreamRecord<unknown, unknown> | null = null;
   private items: RawRecord[] = [];

@@ -14,6 +14,7 @@ import { NodeFailure, type ProcessingPosition, type TaskServices } from "./nodes
 import { PunctuationQueue } from "./punctuation.ts";
 import { RecordQueue } from "./record-queue.ts";
 import { prepareHead } from "./source-reader.ts";
+import { readiness } from "./task-idling.ts";
 
 export interface StreamTaskOptions {
   /** `<subtopology>_<partition>`. */
@@ -30,6 +31,15 @@ export interface StreamTaskOptions {
   readonly maxBufferedRecordsPerPartition?: number;
   /** Wall-clock source for `currentSystemTimeMs()` and wall-clock schedules. Default Date.now. */
   readonly clock?: () => number;
+  /**
+   * Task idling, as Kafka Streams' max.task.idle.ms: while one of several input partitions
+   * has nothing buffered, the task waits unless that partition is known to be caught up
+   * (`recordLag(.., 0)`), and then waits up to this many ms (wall clock) more for new data
+   * before processing the others ("enforced processing"). -1 never waits. Default -1 here,
+   * because the core alone knows no partition ends; the runtime and the test driver pass
+   * their `maxTaskIdleMs` setting (default 0).
+   */
+  readonly maxTaskIdleMs?: number;
 }
 
 export type TaskState = "created" | "running" | "closed";
@@ -39,6 +49,8 @@ export interface TaskMetrics {
   /** Records skipped by a "continue" or dead-letter handler decision. */
   dropped: number;
   punctuations: number;
+  /** Records processed while an input partition was empty and caught up, after waiting maxTaskIdleMs for it (Kafka Streams' enforced-processing). */
+  enforcedProcessing: number;
 }
 
 export interface BufferedPartition extends TopicPartition {
@@ -59,12 +71,13 @@ export class StreamTask {
   readonly taskId: string;
   readonly applicationId: string;
   readonly subtopology: SubTopology;
-  readonly metrics: TaskMetrics = { processed: 0, dropped: 0, punctuations: 0 };
+  readonly metrics: TaskMetrics = { processed: 0, dropped: 0, punctuations: 0, enforcedProcessing: 0 };
   private stateName: TaskState = "created";
   private readonly collector: RecordCollector;
   private readonly handlers: ExceptionHandlers;
   private readonly clock: () => number;
   private readonly maxBuffered: number;
+  private readonly maxTaskIdleMs: number;
   private readonly queues: RecordQueue[] = [];
   private readonly queueByPartition = new Map<string, RecordQueue>();
   private readonly punctuations = new PunctuationQueue();
@@ -80,6 +93,7 @@ export class StreamTask {
     this.handlers = resolveExceptionHandlers(options.exceptionHandlers);
     this.clock = options.clock ?? Date.now;
     this.maxBuffered = options.maxBufferedRecordsPerPartition ?? 1000;
+    this.maxTaskIdleMs = options.maxTaskIdleMs ?? -1;
     this.graph = buildRuntimeNodes(options.subtopology, this.services(options.stores));
     for (const tp of options.partitions) this.addPartition(tp);
   }
@@ -128,6 +142,28 @@ export class StreamTask {
     this.queues.push(queue);
   }
 
+  /**
+   * What the newest fetch of a partition said about the records still on the broker: its
+   * end minus the position after it (0: caught up). Task idling waits on an empty
+   * partition until this is known to be 0.
+   */
+  recordLag(topic: string, partition: number, lag: number): void {
+    this.requireOpen("recordLag");
+    this.queue(topic, partition).lag = Math.max(0, lag);
+  }
+
+  /**
+   * Restores a partition's time from the previous owner's commit (before `init()`): a
+   * `partition-time` extractor and stream time (the largest partition time) carry on
+   * where they were instead of starting unknown.
+   */
+  restorePartitionTime(topic: string, partition: number, partitionTime: number): void {
+    this.require("created", "restorePartitionTime");
+    const queue = this.queue(topic, partition);
+    queue.partitionTime = partitionTime;
+    if (partitionTime > this.streamTimeMs) this.streamTimeMs = partitionTime;
+  }
+
   /** Buffers fetched records of one partition (in offset order). Returns the partition's buffer size. */
   addRecords(topic: string, partition: number, records: readonly RawRecord[]): number {
     this.requireOpen("addRecords");
@@ -143,6 +179,7 @@ export class StreamTask {
    */
   process(): boolean {
     this.require("running", "process");
+    if (!this.readyToProcess()) return false;
     const queue = this.nextQueue();
     if (queue === null) return false;
     const record = queue.head!;
@@ -164,6 +201,17 @@ export class StreamTask {
     return true;
   }
 
+  /**
+   * Fires the stream-time punctuators due at the current stream time. Records fire them as
+   * they move stream time; this is for a task that starts with a restored stream time,
+   * which Kafka Streams punctuates once before the first new record.
+   */
+  punctuateStreamTime(): number {
+    this.require("running", "punctuateStreamTime");
+    if (this.streamTimeMs < 0) return 0;
+    return this.punctuate("stream_time", this.streamTimeMs);
+  }
+
   /** Fires the wall-clock punctuators due at `nowMs`. Returns how many fired. */
   punctuateWallClock(nowMs: number): number {
     this.require("running", "punctuateWallClock");
@@ -175,11 +223,14 @@ export class StreamTask {
     return this.punctuations.nextDue("wall_clock_time");
   }
 
-  /** Offsets to commit: per partition that has handled a record, the last handled offset + 1. */
-  committableOffsets(): Array<TopicPartition & { offset: number }> {
+  /**
+   * Offsets to commit: per partition that has handled a record, the last handled offset + 1,
+   * with the partition time to commit alongside (-1 while unknown).
+   */
+  committableOffsets(): Array<TopicPartition & { offset: number; partitionTime: number }> {
     return this.queues
       .filter((q) => q.committableOffset >= 0)
-      .map((q) => ({ topic: q.topic, partition: q.partition, offset: q.committableOffset }));
+      .map((q) => ({ topic: q.topic, partition: q.partition, offset: q.committableOffset, partitionTime: q.partitionTime }));
   }
 
   /** Buffer sizes for backpressure: pause fetching a `full` partition, resume it when it drains. */
@@ -209,6 +260,9 @@ export class StreamTask {
     for (const q of this.queues) {
       q.clear();
       q.committableOffset = -1;
+      // The partition is sought back: what the last fetch said about its end no longer holds.
+      q.lag = -1;
+      q.idleDeadline = -1;
     }
   }
 
@@ -220,6 +274,12 @@ export class StreamTask {
     this.punctuations.clear();
     this.clearBuffers();
     if (wasRunning) this.graph.close();
+  }
+
+  private readyToProcess(): boolean {
+    const state = readiness(this.queues, this.maxTaskIdleMs, this.clock);
+    if (state === "enforced") this.metrics.enforcedProcessing++;
+    return state !== "waiting";
   }
 
   private nextQueue(): RecordQueue | null {

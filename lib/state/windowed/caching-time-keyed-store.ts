@@ -1,7 +1,7 @@
 import { bytesToMapKey } from "../bytes.ts";
 import { type CacheEntry, RecordCache } from "../record-cache.ts";
 import { encodeTimeKeyedKey, type TimeKeyedKeyLayout } from "../sqlite/time-keyed-key.ts";
-import type { ValueAndTimestamp } from "../store.ts";
+import type { RecordContextHolder, RecordContextKeeping, ValueAndTimestamp } from "../store.ts";
 import type {
   TimeKeyedBytesStore,
   TimeKeyedFlushListener,
@@ -25,7 +25,7 @@ const NO_TIME = Number.MIN_SAFE_INTEGER;
  * them, so they cost O(dirty entries); the per-record path of windowed aggregations is a
  * point lookup, which costs one Map access.
  */
-export class CachingTimeKeyedStore implements TimeKeyedBytesStore {
+export class CachingTimeKeyedStore implements TimeKeyedBytesStore, RecordContextKeeping {
   readonly name: string;
   readonly persistent: boolean;
   readonly retentionMs: number;
@@ -34,6 +34,7 @@ export class CachingTimeKeyedStore implements TimeKeyedBytesStore {
   private readonly cache: RecordCache<TimeKeyedCacheEntry>;
   private listener: TimeKeyedFlushListener | null = null;
   private sendOldValues = false;
+  private contexts: RecordContextHolder | null = null;
   /** Stream time of writes still in the cache, which the table below has not seen yet. */
   private cachedObserved = NO_TIME;
 
@@ -46,9 +47,19 @@ export class CachingTimeKeyedStore implements TimeKeyedBytesStore {
     this.cache = new RecordCache(maxBytes, (entry) => this.writeDown(entry));
   }
 
+  /** False with a budget of 0: every write goes straight down, and whoever writes forwards. */
+  get holdsWrites(): boolean {
+    return this.cache.maxBytes > 0;
+  }
+
   setFlushListener(listener: TimeKeyedFlushListener, sendOldValues: boolean): void {
+    if (!this.holdsWrites) return;
     this.listener = listener;
     this.sendOldValues = sendOldValues;
+  }
+
+  useRecordContext(holder: RecordContextHolder): void {
+    this.contexts = holder;
   }
 
   get observedStreamTimeMs(): number {
@@ -71,6 +82,7 @@ export class CachingTimeKeyedStore implements TimeKeyedBytesStore {
         value: stored?.value ?? null,
         timestampMs: stored?.timestampMs ?? 0,
         dirty: false,
+        context: null,
       });
     }
     return stored;
@@ -80,9 +92,9 @@ export class CachingTimeKeyedStore implements TimeKeyedBytesStore {
     if (time > this.cachedObserved) this.cachedObserved = time;
     if (time < this.minLiveTime()) return false;
     const address = encodeTimeKeyedKey(this.layout, key, time, extra);
-    const entry = { key: address, storeKey: key, time, extra, value, timestampMs, dirty: true };
-    if (this.cache.maxBytes === 0) this.writeDown(entry);
-    else this.cache.put(bytesToMapKey(address), entry);
+    if (!this.holdsWrites) return this.inner.put(key, time, extra, value, timestampMs);
+    const context = this.contexts?.capture() ?? null;
+    this.cache.put(bytesToMapKey(address), { key: address, storeKey: key, time, extra, value, timestampMs, dirty: true, context });
     return true;
   }
 
@@ -121,11 +133,17 @@ export class CachingTimeKeyedStore implements TimeKeyedBytesStore {
     return observed === NO_TIME ? NO_TIME : observed - this.retentionMs + 1;
   }
 
+  /** Writes a dirty entry down and tells the listener, in the record context of the write that made it. */
   private writeDown(entry: TimeKeyedCacheEntry): void {
     const { storeKey, time, extra, value, timestampMs } = entry;
     const oldValue = this.listener !== null && this.sendOldValues ? (this.inner.get(storeKey, time, extra)?.value ?? null) : null;
-    this.inner.put(storeKey, time, extra, value, timestampMs);
-    this.listener?.({ key: storeKey, time, extra, newValue: value, oldValue, timestampMs });
+    const previous = this.contexts?.swap(entry.context);
+    try {
+      this.inner.put(storeKey, time, extra, value, timestampMs);
+      this.listener?.({ key: storeKey, time, extra, newValue: value, oldValue, timestampMs });
+    } finally {
+      this.contexts?.swap(previous);
+    }
   }
 }
 

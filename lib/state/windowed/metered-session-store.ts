@@ -23,6 +23,13 @@ export class MeteredSessionStore<K, V>
     return this.inner.observedStreamTimeMs;
   }
 
+  rollbacks = 0;
+
+  /** @internal Called by the store builder when the task's database rolls back. */
+  rolledBack(): void {
+    this.rollbacks++;
+  }
+
   setFlushListener(listener: CacheFlushListener<Windowed<K>, V>, sendOldValues = false): boolean {
     return this.forwardFlushes(this.cache, listener, sendOldValues, (r) => this.windowed(r.key, r.time, r.extra));
   }
@@ -31,14 +38,15 @@ export class MeteredSessionStore<K, V>
     const started = performance.now();
     const { startMs, endMs } = session.window;
     if (endMs < startMs) throw new RangeError(`Session window end ${endMs} is before its start ${startMs}`);
-    this.inner.put(this.serdes.keyBytes(session.key), endMs, startMs, this.serdes.valueBytes(value), this.recordTimestamp());
+    // A session's changes carry its end as timestamp (Kafka Streams' session cache flushes so).
+    this.inner.put(this.serdes.keyBytes(session.key), endMs, startMs, this.serdes.valueBytes(value), endMs);
     this.metrics.record("put", started);
   }
 
   remove(session: Windowed<K>): void {
     const started = performance.now();
     const { startMs, endMs } = session.window;
-    this.inner.put(this.serdes.keyBytes(session.key), endMs, startMs, null, this.recordTimestamp());
+    this.inner.put(this.serdes.keyBytes(session.key), endMs, startMs, null, endMs);
     this.metrics.record("remove", started);
   }
 

@@ -37,20 +37,27 @@ export class MeteredWindowStore<K, V>
     return this.inner.observedStreamTimeMs;
   }
 
+  rollbacks = 0;
+
+  /** @internal Called by the store builder when the task's database rolls back. */
+  rolledBack(): void {
+    this.rollbacks++;
+  }
+
   setFlushListener(listener: CacheFlushListener<Windowed<K>, V>, sendOldValues = false): boolean {
     return this.forwardFlushes(this.cache, listener, sendOldValues, (r) => this.windowed(r.key, r.time));
   }
 
-  put(key: K, value: V | null, windowStartMs: number): void {
+  put(key: K, value: V | null, windowStartMs: number, timestampMs: number = this.recordTimestamp()): void {
     const started = performance.now();
     if (this.retainDuplicates) {
       // A duplicate row has no identity to delete by, so Kafka Streams ignores null here too.
       if (value !== null) {
         this.sequence = this.sequence >= MAX_SEQUENCE ? 0 : this.sequence + 1;
-        this.putRow(key, value, windowStartMs, this.sequence);
+        this.putRow(key, value, windowStartMs, this.sequence, timestampMs);
       }
     } else {
-      this.putRow(key, value, windowStartMs, 0);
+      this.putRow(key, value, windowStartMs, 0, timestampMs);
     }
     this.metrics.record("put", started);
   }
@@ -66,6 +73,14 @@ export class MeteredWindowStore<K, V>
     }
     this.metrics.record("fetch", started);
     return this.serdes.value(bytes);
+  }
+
+  fetchWindowValue(key: K, windowStartMs: number): WindowValue<V> | null {
+    if (this.retainDuplicates) return this.fetch(key, windowStartMs, windowStartMs)[0] ?? null;
+    const started = performance.now();
+    const stored = this.inner.get(this.serdes.keyBytes(key), windowStartMs, 0);
+    this.metrics.record("fetch", started);
+    return stored === null ? null : { windowStartMs, value: this.serdes.value(stored.value) as V, timestampMs: stored.timestampMs };
   }
 
   fetch(key: K, timeFrom: number, timeTo: number): WindowValue<V>[] {
@@ -87,8 +102,8 @@ export class MeteredWindowStore<K, V>
     return this.fetchAll(EARLIEST, LATEST);
   }
 
-  private putRow(key: K, value: V | null, windowStartMs: number, sequence: number): void {
-    this.inner.put(this.serdes.keyBytes(key), windowStartMs, sequence, this.serdes.valueBytes(value), this.recordTimestamp());
+  private putRow(key: K, value: V | null, windowStartMs: number, sequence: number, timestampMs: number): void {
+    this.inner.put(this.serdes.keyBytes(key), windowStartMs, sequence, this.serdes.valueBytes(value), timestampMs);
   }
 
   private fetchKey(key: K, timeFrom: number, timeTo: number, reverse: boolean): WindowValue<V>[] {

@@ -41,6 +41,14 @@ abstract class TimeKeyedStoreBuilder<S extends StateStore> extends AbstractStore
     });
     return { store: cache, cache };
   }
+
+  /** Counts the task database's rollbacks on the store, for processors that keep time in memory. */
+  protected tellRollbacks<T extends { rolledBack(): void }>(context: StoreContext, store: T): T {
+    context.database.onReset((storeName) => {
+      if (storeName === null || storeName === this.name) store.rolledBack();
+    });
+    return store;
+  }
 }
 
 export class WindowStoreBuilder<K, V> extends TimeKeyedStoreBuilder<MeteredWindowStore<K, V>> {
@@ -71,7 +79,7 @@ export class WindowStoreBuilder<K, V> extends TimeKeyedStoreBuilder<MeteredWindo
     }
     const table = context.database.windowTable(this.name, this.options.retentionMs);
     const { store, cache } = this.layers(context, table, WINDOW_KEY_LAYOUT);
-    return new MeteredWindowStore({
+    return this.tellRollbacks(context, new MeteredWindowStore({
       inner: store,
       cache,
       serdes: new StoreSerdes(this.name, this.serdeTopic(context), this.keySerde, this.valueSerde),
@@ -80,7 +88,7 @@ export class WindowStoreBuilder<K, V> extends TimeKeyedStoreBuilder<MeteredWindo
       windowSizeMs: this.options.windowSizeMs,
       retainDuplicates: this.options.retainDuplicates,
       lastSequence: this.options.retainDuplicates ? table.maxExtra() : 0,
-    });
+    }));
   }
 }
 
@@ -100,13 +108,13 @@ export class SessionStoreBuilder<K, V> extends TimeKeyedStoreBuilder<MeteredSess
   build(context: StoreContext): MeteredSessionStore<K, V> {
     const table = context.database.sessionTable(this.name, this.options.retentionMs);
     const { store, cache } = this.layers(context, table, SESSION_KEY_LAYOUT);
-    return new MeteredSessionStore({
+    return this.tellRollbacks(context, new MeteredSessionStore({
       inner: store,
       cache,
       serdes: new StoreSerdes(this.name, this.serdeTopic(context), this.keySerde, this.valueSerde),
       recordTimestamp: () => context.recordTimestamp(),
       metrics: new StoreMetrics(this.name),
-    });
+    }));
   }
 }
 

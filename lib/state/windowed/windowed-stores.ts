@@ -19,7 +19,7 @@ export interface Windowed<K> {
 export interface WindowValue<V> {
   windowStartMs: number;
   value: V;
-  /** The timestamp of the record that last wrote this window. */
+  /** The timestamp written with the window (windowed aggregations: the largest of its records'). */
   timestampMs: number;
 }
 
@@ -35,10 +35,17 @@ export interface WindowStore<K, V> extends StateStore, CachedStore<Windowed<K>, 
   /** With duplicates retained (stream-stream joins), every put adds a row and null puts are ignored. */
   readonly retainDuplicates: boolean;
   readonly observedStreamTimeMs: number;
-  /** Writes the window's value; null deletes it. */
-  put(key: K, value: V | null, windowStartMs: number): void;
+  /**
+   * How often the task's uncommitted writes were rolled back (an aborted transaction). A
+   * processor that keeps time in memory starts it again from the store when this changes.
+   */
+  readonly rollbacks: number;
+  /** Writes the window's value (with the current record's timestamp unless given); null deletes it. */
+  put(key: K, value: V | null, windowStartMs: number, timestampMs?: number): void;
   /** The value of one window, or null. */
   fetchWindow(key: K, windowStartMs: number): V | null;
+  /** The value of one window with its timestamp, or null. */
+  fetchWindowValue(key: K, windowStartMs: number): WindowValue<V> | null;
   /** The key's windows with a start in [timeFrom, timeTo], oldest first. */
   fetch(key: K, timeFrom: number, timeTo: number): WindowValue<V>[];
   /** The same as `fetch`, newest first. */
@@ -56,6 +63,8 @@ export interface WindowStore<K, V> extends StateStore, CachedStore<Windowed<K>, 
 export interface SessionStore<K, V> extends StateStore, CachedStore<Windowed<K>, V> {
   readonly retentionMs: number;
   readonly observedStreamTimeMs: number;
+  /** As `WindowStore.rollbacks`. */
+  readonly rollbacks: number;
   /** Writes the session's aggregate; null removes the session. */
   put(session: Windowed<K>, value: V | null): void;
   remove(session: Windowed<K>): void;

@@ -79,9 +79,33 @@ describe("builder.table", () => {
 });
 
 describe("KTable operators", () => {
-  it("filter sends a tombstone when a key stops matching, and nothing for keys that never matched", () => {
+  it("filter of an unmaterialized table sends a tombstone for every update that fails, as Kafka Streams does", () => {
     const b = new StreamsBuilder();
     b.table("in", ints).filter((k, v) => v > 0).toStream().to("out", Produced.with(Serdes.string(), Serdes.int32()));
+    driver = new TopologyTestDriver(b.build());
+    const input = driver.createInputTopic("in", Serdes.string(), Serdes.int32());
+    input.pipeInput("k", 5);
+    input.pipeInput("k", -1);
+    input.pipeInput("j", -3); // never matched: still a tombstone (the filter does not know old values)
+    input.pipeInput("k", 7);
+    input.pipeInput("k", null);
+    input.pipeInput("gone", null); // a delete of an absent key goes through an unmaterialized source
+    expect(outputOf("out", Serdes.int32()).readKeyValuesToList()).toEqual([
+      ["k", 5],
+      ["k", null],
+      ["j", null],
+      ["k", 7],
+      ["k", null],
+      ["gone", null],
+    ]);
+  });
+
+  it("filter of a materialized table knows old values: a tombstone when a key stops matching, nothing for keys that never matched", () => {
+    const b = new StreamsBuilder();
+    b.table("in", ints, Materialized.as("in-store"))
+      .filter((k, v) => v > 0)
+      .toStream()
+      .to("out", Produced.with(Serdes.string(), Serdes.int32()));
     driver = new TopologyTestDriver(b.build());
     const input = driver.createInputTopic("in", Serdes.string(), Serdes.int32());
     input.pipeInput("k", 5);
@@ -89,12 +113,44 @@ describe("KTable operators", () => {
     input.pipeInput("j", -3);
     input.pipeInput("k", 7);
     input.pipeInput("k", null);
+    input.pipeInput("gone", null); // the source's cache drops a delete of a key it never held
     expect(outputOf("out", Serdes.int32()).readKeyValuesToList()).toEqual([
       ["k", 5],
       ["k", null],
       ["k", 7],
       ["k", null],
     ]);
+  });
+
+  it("only a materialized table source holds updates back in its cache until the commit", () => {
+    const b = new StreamsBuilder();
+    b.table("plain", ints).toStream().to("plain-out", Produced.with(Serdes.string(), Serdes.int32()));
+    b.table("named", ints, Materialized.as("named-store")).toStream().to("named-out", Produced.with(Serdes.string(), Serdes.int32()));
+    const joined = b.table("joined", ints); // materialized because a join reads it
+    b.stream("lookups", strings).join(joined, (v, n) => `${v}:${n}`).to("lookups-out", Produced.with(Serdes.string(), Serdes.string()));
+    joined.toStream().to("joined-out", Produced.with(Serdes.string(), Serdes.int32()));
+    driver = new TopologyTestDriver(b.build(), { commit: "manual" });
+    for (const topic of ["plain", "named", "joined"]) {
+      const input = driver.createInputTopic(topic, Serdes.string(), Serdes.int32());
+      input.pipeInput("k", 1);
+      input.pipeInput("k", 2);
+    }
+    expect(outputOf("plain-out", Serdes.int32()).readKeyValuesToList()).toEqual([["k", 1], ["k", 2]]);
+    expect(outputOf("named-out", Serdes.int32()).isEmpty()).toBe(true);
+    expect(outputOf("joined-out", Serdes.int32()).isEmpty()).toBe(true);
+    driver.commit();
+    expect(outputOf("named-out", Serdes.int32()).readKeyValuesToList()).toEqual([["k", 2]]);
+    expect(outputOf("joined-out", Serdes.int32()).readKeyValuesToList()).toEqual([["k", 2]]);
+  });
+
+  it("a materialized table source without a cache forwards a delete of an absent key as a tombstone", () => {
+    const b = new StreamsBuilder();
+    b.table("in", ints, Materialized.as<string, number>("in-store").withCachingDisabled())
+      .toStream()
+      .to("out", Produced.with(Serdes.string(), Serdes.int32()));
+    driver = new TopologyTestDriver(b.build());
+    driver.createInputTopic("in", Serdes.string(), Serdes.int32()).pipeInput("gone", null);
+    expect(outputOf("out", Serdes.int32()).readKeyValuesToList()).toEqual([["gone", null]]);
   });
 
   it("filterNot and a materialized filter keep a queryable store of the matching rows", () => {
@@ -181,9 +237,29 @@ describe("KTable.groupBy", () => {
     expect(counts.get("FR")).toBe(0n);
     expect(out.readKeyValuesToList()).toEqual([["FR", 0n]]);
 
-    input.pipeInput("ann", "DE"); // same group again: out of DE, back into DE
+    // Same group again: one change carrying both values (KIP-904), so no intermediate 0 even uncached.
+    input.pipeInput("ann", "DE");
     expect(counts.get("DE")).toBe(1n);
-    expect(out.readKeyValuesToList()).toEqual([["DE", 0n], ["DE", 1n]]);
+    expect(out.readKeyValuesToList()).toEqual([["DE", 1n]]);
+  });
+
+  it("sends a row staying in its group as one change, and drops a side whose selector value is null", () => {
+    const b = new StreamsBuilder();
+    b.table("scores", ints, Materialized.as("scores"))
+      // Negative scores are not counted: the selector's null value (as from untyped code) drops that side.
+      .groupBy((_player, score) => ["all", score < 0 ? (null as unknown as number) : score] as const, Grouped.with(Serdes.string(), Serdes.int32()))
+      .reduce((a, v) => a + v, (a, v) => a - v, Materialized.as<string, number>("sum").withCachingDisabled())
+      .toStream()
+      .to("sums", Produced.with(Serdes.string(), Serdes.int32()));
+    driver = new TopologyTestDriver(b.build());
+    const input = driver.createInputTopic("scores", Serdes.string(), Serdes.int32());
+    const out = outputOf("sums", Serdes.int32());
+    input.pipeInput("ann", 5);
+    input.pipeInput("bob", 7);
+    input.pipeInput("ann", 8); // one change (8, 5) to "all": 12 - 5 + 8, no intermediate 7
+    input.pipeInput("ann", -1); // new side dropped: only the subtraction of 8
+    input.pipeInput("ann", 3); // old side dropped: only the addition of 3
+    expect(out.readKeyValuesToList()).toEqual([["all", 5], ["all", 12], ["all", 15], ["all", 7], ["all", 10]]);
   });
 
   it("reduce and aggregate apply the subtractor before the adder", () => {

@@ -179,3 +179,42 @@ describe("foreign-key self-join", () => {
     expect(table).toEqual(new Map([["e1", "Ada B. reports to nobody"], ["e2", "Bo reports to Ada B."], ["e3", "Cy reports to Ada B."]]));
   });
 });
+
+describe("foreign-key inner join tombstones, as Kafka Streams sends them", () => {
+  it("a row leaving its foreign key for none deletes the result, even one it never had; a row that never had one sends nothing", () => {
+    const b = new StreamsBuilder();
+    const orders = b.table("orders", strings);
+    const customers = b.table("customers", strings);
+    orders.join(customers, foreignKey, joiner).toStream().to("out", Produced.with(Serdes.string(), Serdes.string()));
+    driver = new TopologyTestDriver(b.build());
+    const ordersIn = driver.createInputTopic("orders", Serdes.string(), Serdes.string());
+    ordersIn.pipeInput("o1", "ghost:1"); // no such customer: no result
+    ordersIn.pipeInput("o1", "none:2"); // leaves its foreign key: a tombstone, though it never joined
+    ordersIn.pipeInput("o2", "none:3"); // never had a foreign key: nothing
+    ordersIn.pipeInput("o2", "none:4");
+    expect(driver.createOutputTopic("out", Serdes.string(), Serdes.string()).readKeyValuesToList()).toEqual([["o1", null]]);
+  });
+
+  it("the tombstone of a row leaving its foreign key, or moving to an absent one, is as new as the newer row", () => {
+    const b = new StreamsBuilder();
+    b.table("orders", strings)
+      .join(b.table("customers", strings), foreignKey, joiner)
+      .toStream()
+      .to("out", Produced.with(Serdes.string(), Serdes.string()));
+    driver = new TopologyTestDriver(b.build());
+    driver.createInputTopic("customers", Serdes.string(), Serdes.string()).pipeInput("c1", "Ann", 500);
+    const ordersIn = driver.createInputTopic("orders", Serdes.string(), Serdes.string());
+    ordersIn.pipeInput("o1", "c1:1", 100);
+    ordersIn.pipeInput("o1", "none:2", 200); // leaves c1: tombstone at c1's 500
+    ordersIn.pipeInput("o2", "c1:3", 300);
+    ordersIn.pipeInput("o2", "ghost:4", 600); // moves to an absent customer: the old result goes
+    ordersIn.pipeInput("o2", "ghost:5", 700); // same absent customer: nothing
+    const out = driver.createOutputTopic("out", Serdes.string(), Serdes.string()).readRecordsToList();
+    expect(out.map((r) => [r.key, r.value, r.timestamp])).toEqual([
+      ["o1", "c1:1|Ann", 500],
+      ["o1", null, 500],
+      ["o2", "c1:3|Ann", 500],
+      ["o2", null, 600],
+    ]);
+  });
+});

@@ -111,12 +111,41 @@ describe("stream-stream join timing", () => {
     expect(read(io.out).map((r) => r.value)).toEqual(["A+R", "A+R"]);
   });
 
-  it("finds no partner for a window wholly before time 0", () => {
+  it("clamps a window wholly before time 0 to [0, 0], as Kafka Streams does", () => {
     const io = start("inner", JoinWindows.ofTimeDifferenceWithNoGrace(10).after(-5));
     io.right.pipeInput("k", "R", 0);
-    io.left.pipeInput("k", "L", 0);
-    io.left.pipeInput("k", "L2", 8);
-    expect(read(io.out)).toEqual([{ key: "k", value: "L2+R", timestamp: 8 }]);
+    io.left.pipeInput("k", "L", 0); // window [-10, -5] becomes [0, 0]
+    io.left.pipeInput("k", "L2", 8); // window [-2, 3] becomes [0, 3]
+    expect(read(io.out)).toEqual([
+      { key: "k", value: "L+R", timestamp: 0 },
+      { key: "k", value: "L2+R", timestamp: 8 },
+    ]);
+  });
+
+  it("emits null results of equal timestamps right before left (Kafka Streams' store order)", () => {
+    const io = start("outer", JoinWindows.ofTimeDifferenceAndGrace(10, 5));
+    io.left.pipeInput("a", "L", 0);
+    io.right.pipeInput("b", "R", 0);
+    io.left.pipeInput("c", "L3", 20);
+    expect(read(io.out)).toEqual([
+      { key: "b", value: "-+R", timestamp: 0 },
+      { key: "a", value: "L+-", timestamp: 0 },
+    ]);
+  });
+
+  it("emits an out-of-order record's null result at once when its window ended, even within grace", () => {
+    const io = start("left", JoinWindows.ofTimeDifferenceAndGrace(10, 5));
+    io.left.pipeInput("x", "L", 20);
+    io.left.pipeInput("k", "late", 8); // window end 18 < stream time 20
+    expect(read(io.out)).toEqual([{ key: "k", value: "late+-", timestamp: 8 }]);
+  });
+
+  it("joins a record past window + grace with the partners the other side's store still keeps", () => {
+    const io = start("inner", JoinWindows.ofTimeDifferenceWithNoGrace(10));
+    io.right.pipeInput("k", "R", 5);
+    io.left.pipeInput("x", "ahead", 100); // the join's stream time moves; the right store's does not
+    io.left.pipeInput("k", "old", 10);
+    expect(read(io.out)).toEqual([{ key: "k", value: "old+R", timestamp: 10 }]);
   });
 
   it("outer join emits right records without partner with a null left side", () => {

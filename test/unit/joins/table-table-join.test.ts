@@ -121,3 +121,24 @@ describe("KTable-KTable joins against the brute-force join after every update", 
     expect(driver.createOutputTopic("out", Serdes.string(), Serdes.string()).readKeyValuesToList()).toEqual([["k", "e1@L+r"]]);
   });
 });
+
+describe("table-table join forwarding, as Kafka Streams' KTableKTable*Join", () => {
+  it("with the other row present, a change that joins to nothing still goes on as a tombstone; with none, nothing does", () => {
+    for (const kind of ["inner", "left"] as const) {
+      const b = new StreamsBuilder();
+      const uncached = (name: string) => Materialized.as<string, string>(name).withCachingDisabled();
+      const left = b.table("left", strings, uncached("left-store"));
+      const right = b.table("right", strings, uncached("right-store"));
+      join(kind, left, right).toStream().to("out", Produced.with(Serdes.string(), Serdes.string()));
+      driver = new TopologyTestDriver(b.build());
+      driver.createInputTopic("right", Serdes.string(), Serdes.string()).pipeInput("k", "R", 5);
+      const leftIn = driver.createInputTopic("left", Serdes.string(), Serdes.string());
+      leftIn.pipeInput("k", null, 7); // a delete of an absent left row, right row present
+      leftIn.pipeInput("j", null, 8); // neither side has "j"
+      const out = driver.createOutputTopic("out", Serdes.string(), Serdes.string()).readRecordsToList();
+      expect(out.map((r) => [r.key, r.value, r.timestamp])).toEqual([["k", null, 7]]);
+      driver.close();
+      driver = undefined;
+    }
+  });
+});

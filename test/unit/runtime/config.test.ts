@@ -9,6 +9,9 @@ describe("StreamsApp config", () => {
     expect(resolveConfig(base).commitIntervalMs).toBe(30_000);
     expect(resolveConfig({ ...base, processingGuarantee: "exactly_once" }).commitIntervalMs).toBe(100);
     expect(resolveConfig({ ...base, bootstrapServers: "a:1, b:2" }).bootstrapServers).toEqual(["a:1", "b:2"]);
+    expect(resolveConfig(base).maxTaskIdleMs).toBe(0);
+    expect(resolveConfig({ ...base, maxTaskIdleMs: -1 }).maxTaskIdleMs).toBe(-1);
+    expect(resolveConfig({ ...base, maxTaskIdleMs: 5_000 }).maxTaskIdleMs).toBe(5_000);
   });
 
   it.each([
@@ -17,6 +20,8 @@ describe("StreamsApp config", () => {
     [{ ...base, bootstrapServers: "" }, /bootstrapServers is empty/],
     [{ ...base, bootstrapServers: "localhost" }, /is not "host:port"/],
     [{ ...base, commitIntervalMs: 0 }, /commitIntervalMs must be a positive number of milliseconds/],
+    [{ ...base, maxTaskIdleMs: -2 }, /maxTaskIdleMs must be a whole number of milliseconds >= 0, or -1 to never wait/],
+    [{ ...base, maxTaskIdleMs: 1.5 }, /maxTaskIdleMs must be a whole number/],
     [{ ...base, processingGuarantee: "twice" as never }, /processingGuarantee "twice" is invalid/],
     [{ ...base, processingGuarantee: "exactly_once" as const, commitIntervalMs: 20_000 }, /transactionTimeoutMs \(10000\) must exceed commitIntervalMs \(20000\)/],
     [{ ...base, uncaughtExceptionHandler: "SHUTDOWN_CLIENT" as never }, /uncaughtExceptionHandler must be a function/],

@@ -36,13 +36,59 @@ describe("caching layer", () => {
     expect(flushed).toHaveLength(1);
   });
 
-  it("with a budget of 0 passes all three updates straight through", () => {
-    const store = cachedStore(0);
-    store.put("k", "1");
-    store.put("k", "2");
-    store.put("k", "3");
-    expect(fx.changelog("kv").records.map((r) => r.value)).toEqual(["1", "2", "3"]);
-    expect(flushed.map((r) => r.newValue)).toEqual(["1", "2", "3"]);
+  it("with a budget of 0 has no cache at all: writes go straight down and the processor forwards itself", () => {
+    for (const store of [
+      Stores.keyValueStoreBuilder("kv", stringSerde, stringSerde).withCachingEnabled(0).build(fx.context),
+      Stores.keyValueStoreBuilder("kv2", stringSerde, stringSerde).withCachingEnabled().build({ ...fx.context, cacheMaxBytes: 0 }),
+    ]) {
+      expect(store.setFlushListener((r) => flushed.push(r), true)).toBe(false);
+      store.put("k", "1");
+      store.put("k", "2");
+      store.put("k", "3");
+      expect(fx.changelog(store.name).records.map((r) => r.value)).toEqual(["1", "2", "3"]);
+    }
+    expect(flushed).toEqual([]);
+  });
+
+  it("a window store with a budget of 0 holds nothing back either: no listener, every write in the changelog", () => {
+    const store = Stores.windowStoreBuilder("win", { retentionMs: 100, windowSizeMs: 10 }, stringSerde, stringSerde)
+      .withCachingEnabled(0)
+      .build(fx.context);
+    expect(store.setFlushListener(() => flushed.push({ key: "?", newValue: null, oldValue: null, timestampMs: 0 }))).toBe(false);
+    store.put("a", "1", 0);
+    store.put("a", "2", 0);
+    expect(fx.changelog("win").records).toHaveLength(2);
+    expect(store.fetchWindow("a", 0)).toBe("2");
+    expect(flushed).toEqual([]);
+  });
+
+  it("tells the listener nothing of a key written and deleted again within the interval", () => {
+    const store = cachedStore(undefined, true);
+    store.put("gone", "1");
+    store.delete("gone");
+    store.put("kept", "2");
+    store.flush();
+    expect(flushed.map((r) => [r.key, r.newValue])).toEqual([["kept", "2"]]);
+  });
+
+  it("restores the record context of the write that made an entry while it flushes, then the one before", () => {
+    const store = cachedStore();
+    let current: unknown = "between records";
+    const seen: unknown[] = [];
+    store.useRecordContext({ capture: () => current, swap: (next) => [current, (current = next)][0] });
+    store.setFlushListener((r) => seen.push([r.key, current]));
+    current = "record 1";
+    store.put("a", "1");
+    current = "record 2";
+    store.put("b", "2");
+    store.put("a", "3"); // the last write's context wins
+    current = "committing";
+    store.flush();
+    expect(seen).toEqual([
+      ["b", "record 2"],
+      ["a", "record 2"],
+    ]);
+    expect(current).toBe("committing");
   });
 
   it("reports no cache when caching is disabled, so the processor forwards itself", () => {

@@ -49,6 +49,14 @@ function openTask(topology: Topology, directory: StateDirectory, out: string[]) 
       task!.addRecords("in", 0, [{ topic: "in", partition: 0, offset: offset++, timestamp: t, key: Buffer.from(key), value: Buffer.from("x"), headers: {} }]);
       while (task!.process()) {}
     },
+    commit() {
+      stores.flush();
+      stores.commit(new Map());
+    },
+    /** As the runtime does after an aborted transaction: the task's uncommitted writes are rolled back. */
+    rollback() {
+      stores.rollback();
+    },
     commitAndClose() {
       stores.flush();
       stores.commit(new Map());
@@ -88,6 +96,33 @@ describe("emit on window close across a restart", () => {
     after.pipe("b", 4000);
     expect(out).toEqual(["a@1000=1", "b@2000=1"]);
     after.commitAndClose();
+    directory.release();
+  });
+});
+
+describe("after a rollback of the task's writes (an aborted transaction)", () => {
+  it("a windowed operator starts its stream time again from the store, so replayed records are judged as the first time", () => {
+    const b = new StreamsBuilder();
+    b.stream("in", Consumed.with(Serdes.string(), Serdes.string()))
+      .groupByKey()
+      .windowedBy(TimeWindows.ofSizeWithNoGrace(1000))
+      .count(Materialized.as<string, bigint>("c").withCachingDisabled())
+      .toStream()
+      .to("out");
+    const stateDir = mkdtempSync(join(tmpdir(), "sluice-rollback-"));
+    dirs.push(stateDir);
+    const out: string[] = [];
+    const directory = StateDirectory.lock(stateDir, "app");
+    const task = openTask(b.build(), directory, out);
+    task.pipe("a", 100);
+    task.commit();
+    task.pipe("a", 300);
+    task.pipe("b", 5000); // moves the operator's time; then the transaction aborts
+    task.rollback();
+    out.length = 0;
+    task.pipe("a", 300); // replayed from the committed offset: in order then, so in order now
+    expect(out).toEqual(["a@0=2"]);
+    task.commitAndClose();
     directory.release();
   });
 });

@@ -23,7 +23,7 @@ function raw(topic: string, partition: number, offset: number, timestamp: number
 }
 
 /** A task reading `left` and `right` (partition 0 of each) and copying everything to `out`. */
-function twoInputTask(options: { maxBuffered?: number; consumed?: Consumed<string, string> } = {}) {
+function twoInputTask(options: { maxBuffered?: number; consumed?: Consumed<string, string>; maxTaskIdleMs?: number; clock?: () => number } = {}) {
   const b = new StreamsBuilder();
   b.stream(["left", "right"], options.consumed ?? strings).to("out");
   const sub = b.build().subtopologies[0]!;
@@ -37,6 +37,8 @@ function twoInputTask(options: { maxBuffered?: number; consumed?: Consumed<strin
     stores: { getStore: () => undefined },
     exceptionHandlers: { logger: silent },
     ...(options.maxBuffered !== undefined ? { maxBufferedRecordsPerPartition: options.maxBuffered } : {}),
+    ...(options.maxTaskIdleMs !== undefined ? { maxTaskIdleMs: options.maxTaskIdleMs } : {}),
+    ...(options.clock ? { clock: options.clock } : {}),
   });
   return { task, sent };
 }
@@ -120,11 +122,11 @@ describe("stream time and offsets", () => {
     task.addRecords("left", 0, [raw("left", 0, 41, 1), raw("left", 0, 42, 2)]);
     task.addRecords("right", 0, [raw("right", 0, 7, 9)]);
     task.process();
-    expect(task.committableOffsets()).toEqual([{ topic: "left", partition: 0, offset: 42 }]);
+    expect(task.committableOffsets()).toEqual([{ topic: "left", partition: 0, offset: 42, partitionTime: 1 }]);
     processAll(task);
     expect(task.committableOffsets()).toEqual([
-      { topic: "left", partition: 0, offset: 43 },
-      { topic: "right", partition: 0, offset: 8 },
+      { topic: "left", partition: 0, offset: 43, partitionTime: 2 },
+      { topic: "right", partition: 0, offset: 8, partitionTime: 9 },
     ]);
     expect(task.metrics.processed).toBe(3);
   });
@@ -138,7 +140,7 @@ describe("stream time and offsets", () => {
     expect(task.committableOffsets()).toEqual([]);
     task.addRecords("left", 0, [raw("left", 0, 10, 1)]);
     task.process();
-    expect(task.committableOffsets()).toEqual([{ topic: "left", partition: 0, offset: 11 }]);
+    expect(task.committableOffsets()).toEqual([{ topic: "left", partition: 0, offset: 11, partitionTime: 1 }]);
   });
 
   it("does not advance the offset of a record whose handler says fail", () => {
@@ -147,7 +149,7 @@ describe("stream time and offsets", () => {
     task.addRecords("left", 0, [raw("left", 0, 0, 1), { ...raw("left", 0, 1, 2), value: Buffer.from([0xff]) }]);
     task.process();
     expect(() => task.process()).toThrow(PoisonRecordError);
-    expect(task.committableOffsets()).toEqual([{ topic: "left", partition: 0, offset: 1 }]);
+    expect(task.committableOffsets()).toEqual([{ topic: "left", partition: 0, offset: 1, partitionTime: 1 }]);
   });
 });
 
