@@ -33,7 +33,7 @@ VITEST_REPORT := $(if $(VITEST_JSON_REPORT),--reporter=default --reporter=json -
 HELM := $(TOOLS)/go/bin/helm
 KUBE_VALIDATE_ENV := $(TOOLS)/kubernetes-validate
 
-.PHONY: build container-engine docs docs-check helm-lint helm-tools test-helm help setup test test-unit test-integration lint typecheck demo bench chaos kafka-up kafka-down env shell clean
+.PHONY: build container-engine service-image docs docs-check helm-lint helm-tools test-helm help setup test test-unit test-integration lint typecheck demo bench chaos kafka-up kafka-down env shell clean
 
 help:
 	@echo "make demo        run a real pipeline on a local broker (Ctrl-C stops it)"
@@ -71,6 +71,11 @@ TESTCONTAINERS_TIER := $(filter 1,$(SLUICE_TESTCONTAINERS))
 container-engine: node_modules/.installed $(BROKER_LIB)/.resolved
 	@node test/broker/container-setup.ts
 
+# The service image (Dockerfile) on that engine, base image built from this machine's Node;
+# rebuilt only when its inputs change. The tier's test/integration/image runs a service in it.
+service-image: container-engine
+	@bash docker/build-image.sh
+
 setup: node_modules/.installed $(BROKER_LIB)/.resolved
 
 env: $(NODE_DEP)
@@ -99,13 +104,13 @@ docs: node_modules/.installed
 docs-check: node_modules/.installed
 	$(TYPEDOC) --emit none
 
-test: setup lint typecheck docs-check helm-tools $(if $(TESTCONTAINERS_TIER),container-engine)
+test: setup lint typecheck docs-check helm-tools $(if $(TESTCONTAINERS_TIER),container-engine service-image)
 	$(VITEST) run --project unit --project integration --project helm $(if $(TESTCONTAINERS_TIER),--project testcontainers) $(VITEST_REPORT)
 
 test-unit: node_modules/.installed
 	$(VITEST) run --project unit
 
-test-integration: setup $(if $(TESTCONTAINERS_TIER),container-engine)
+test-integration: setup $(if $(TESTCONTAINERS_TIER),container-engine service-image)
 	$(VITEST) run --project integration $(if $(TESTCONTAINERS_TIER),--project testcontainers)
 
 demo: setup
