@@ -34,6 +34,7 @@ done
 registry=$(cd "$repo" && npm config get registry 2>/dev/null || true)
 case $registry in "" | https://registry.npmjs.org | https://registry.npmjs.org/) ;; *) args+=(--build-arg "NPM_CONFIG_REGISTRY=$registry") ;; esac
 
+previous=$(docker image inspect -f '{{.Id}}' "$tag" 2>/dev/null || true)
 started=$(now)
 log=$(mktemp -t sluice-image-build.XXXXXX.log)
 # The classic builder: Debian's docker.io has no buildx. It builds every stage; all are needed.
@@ -43,7 +44,8 @@ if ! DOCKER_BUILDKIT=0 docker build --network host "${args[@]}" --label "dev.slu
   exit 1
 fi
 rm -f "$log"
-# The image this one replaced, left without a tag (the stages' cached layers stay: a change
-# to lib/ or services/ does not repeat npm ci).
-docker image prune -f --filter label=dev.sluice.input >/dev/null 2>&1 || true
+# The image this one replaced, if no container uses it. Not `docker image prune`: the build
+# stages' untagged images are the layer cache that spares a change to lib/ another npm ci.
+current=$(docker image inspect -f '{{.Id}}' "$tag")
+[ -n "$previous" ] && [ "$previous" != "$current" ] && docker rmi "$previous" >/dev/null 2>&1 || true
 echo "service image: $tag ($(docker image inspect -f '{{.Size}}' "$tag" | awk '{ printf "%.0f MB", $1 / 1e6 }'), base $base) built in $(took "$started") s" >&2

@@ -33,7 +33,10 @@ export async function docker(...args: string[]): Promise<string> {
 /** A detached container and its output (stdout and stderr, line by line, as it comes). */
 export class Container {
   readonly lines: string[] = [];
-  private constructor(readonly name: string) {}
+  readonly name: string;
+  private constructor(name: string) {
+    this.name = name;
+  }
 
   /** `docker run -d --name <name> <runArgs...>`, then follows its log. */
   static async start(name: string, runArgs: string[]): Promise<Container> {
