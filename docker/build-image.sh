@@ -38,7 +38,8 @@ previous=$(docker image inspect -f '{{.Id}}' "$tag" 2>/dev/null || true)
 started=$(now)
 log=$(mktemp -t sluice-image-build.XXXXXX.log)
 # The classic builder: Debian's docker.io has no buildx. It builds every stage; all are needed.
-if ! DOCKER_BUILDKIT=0 docker build --network host "${args[@]}" --label "dev.sluice.input=$input" -t "$tag" "$repo" >"$log" 2>&1; then
+# --force-rm: a failed step leaves no stopped container behind.
+if ! DOCKER_BUILDKIT=0 docker build --force-rm --network host "${args[@]}" --label "dev.sluice.input=$input" -t "$tag" "$repo" >"$log" 2>&1; then
   tail -n 40 "$log" >&2
   echo "service image: docker build of $tag failed (full log: $log)" >&2
   exit 1
