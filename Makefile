@@ -37,7 +37,7 @@ KUBE_VALIDATE_ENV := $(TOOLS)/kubernetes-validate
 PARITY_POM := test/parity/java/pom.xml
 PARITY_CLASSPATH := $(CURDIR)/test/parity/java/target/classpath.txt
 
-.PHONY: build container-engine docs docs-check helm-lint helm-tools test-helm help setup test test-unit test-parity test-integration lint typecheck demo bench chaos kafka-up kafka-down env shell clean
+.PHONY: build container-engine service-image docs docs-check helm-lint helm-tools test-helm help setup test test-unit test-parity test-integration lint typecheck demo bench chaos kafka-up kafka-down env shell clean
 
 help:
 	@echo "make demo        fraud detection on a local broker with a live page (Ctrl-C stops it)"
@@ -75,6 +75,11 @@ TESTCONTAINERS_TIER := $(filter 1,$(SLUICE_TESTCONTAINERS))
 container-engine: node_modules/.installed $(BROKER_LIB)/.resolved
 	@node test/broker/container-setup.ts
 
+# The service image (Dockerfile) on that engine, base image built from this machine's Node;
+# rebuilt only when its inputs change. The tier's test/integration/image runs a service in it.
+service-image: container-engine
+	@bash docker/build-image.sh
+
 $(PARITY_CLASSPATH): $(PARITY_POM)
 	@command -v mvn >/dev/null || { echo "Maven is not installed: the parity suite resolves Kafka Streams from Maven Central (apt-get install maven)" >&2; exit 1; }
 	@mkdir -p $(dir $@)
@@ -110,7 +115,7 @@ docs: node_modules/.installed
 docs-check: node_modules/.installed
 	$(TYPEDOC) --emit none
 
-test: setup lint typecheck docs-check helm-tools $(if $(TESTCONTAINERS_TIER),container-engine)
+test: setup lint typecheck docs-check helm-tools $(if $(TESTCONTAINERS_TIER),container-engine service-image)
 	@test -x /usr/bin/chromium || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; } # the demo page's browser test
 	$(VITEST) run --project unit --project parity --project integration --project helm $(if $(TESTCONTAINERS_TIER),--project testcontainers) $(VITEST_REPORT)
 
@@ -120,7 +125,7 @@ test-unit: node_modules/.installed
 test-parity: node_modules/.installed $(PARITY_CLASSPATH)
 	$(VITEST) run --project parity
 
-test-integration: setup $(if $(TESTCONTAINERS_TIER),container-engine)
+test-integration: setup $(if $(TESTCONTAINERS_TIER),container-engine service-image)
 	$(VITEST) run --project integration $(if $(TESTCONTAINERS_TIER),--project testcontainers)
 
 demo: setup

@@ -10,10 +10,10 @@ import { defineConfig } from "vitest/config";
 const inContainers = process.env.SLUICE_TESTCONTAINERS === "1";
 // What the testcontainers tier runs: the Kafka boundary, the exactly-once crash subset and
 // the sluice/testing tests (the startKafka() example of docs/testing.md, the container
-// fallback). Without the tier they run on the local broker, except the fallback, which
-// needs a container engine.
-const containerTier = ["test/integration/kafka/**/*.test.ts", "test/integration/eos/**/*.test.ts", "test/integration/testing/**/*.test.ts"];
-const needsEngine = ["test/integration/testing/container-fallback.test.ts"];
+// fallback) and the service image (a service in a container). Without the tier they run on
+// the local broker, except the fallback and the image, which need a container engine.
+const containerTier = ["test/integration/kafka/**/*.test.ts", "test/integration/eos/**/*.test.ts", "test/integration/testing/**/*.test.ts", "test/integration/image/**/*.test.ts"];
+const needsEngine = ["test/integration/testing/container-fallback.test.ts", "test/integration/image/**/*.test.ts"];
 const brokerTier = { globalSetup: ["test/broker/global-setup.ts"], testTimeout: 120_000, hookTimeout: 180_000, fileParallelism: false };
 
 export default defineConfig({

@@ -100,23 +100,27 @@ describe("docs/testing.md", () => {
     expect(driver.producedTopicNames()).toContain("test-app-word-counts-repartition");
   });
 
-  it("collapses updates within one input record in the cache, unless caching is off", () => {
-    const cached = drive(wordCount());
-    cached.createInputTopic("lines", Serdes.string(), Serdes.string()).pipeInput("line-1", "the cat and the hat");
-    const cachedUpdates = cached.createOutputTopic("word-count-updates", Serdes.string(), Serdes.int64()).readKeyValuesToList();
-    cached.close();
-    expect(cachedUpdates).toHaveLength(4); // "the" comes out once, as 2
-    expect(cachedUpdates).toContainEqual(["the", 2n]);
+  it("flushes the cache after every processed record, and collapses only between manual commits", () => {
+    const line = "the cat and the hat";
+    const everyUpdate = [["the", 1n], ["cat", 1n], ["and", 1n], ["the", 2n], ["hat", 1n]];
+    // Each word is a record of its own once it is read back from the repartition topic, and
+    // the driver commits after each processed record: every update comes out, cached or not.
+    for (const options of [{}, { cacheMaxBytes: 0 }]) {
+      const driver = drive(wordCount(), options);
+      driver.createInputTopic("lines", Serdes.string(), Serdes.string()).pipeInput("line-1", line);
+      expect(driver.createOutputTopic("word-count-updates", Serdes.string(), Serdes.int64()).readKeyValuesToList()).toEqual(everyUpdate);
+      driver.close();
+    }
 
-    const uncached = drive(wordCount(), { cacheMaxBytes: 0 });
-    uncached.createInputTopic("lines", Serdes.string(), Serdes.string()).pipeInput("line-1", "the cat and the hat");
-    expect(uncached.createOutputTopic("word-count-updates", Serdes.string(), Serdes.int64()).readKeyValuesToList()).toEqual([
-      ["the", 1n],
-      ["cat", 1n],
-      ["and", 1n],
-      ["the", 2n],
-      ["hat", 1n],
-    ]);
+    const manual = drive(wordCount(), { commit: "manual" });
+    manual.createInputTopic("lines", Serdes.string(), Serdes.string()).pipeInput("line-1", line);
+    const updates = manual.createOutputTopic("word-count-updates", Serdes.string(), Serdes.int64());
+    expect(updates.readKeyValuesToList()).toEqual([]); // held in the cache until a commit
+    manual.commit();
+    const collapsed = updates.readKeyValuesToList();
+    manual.close();
+    expect(collapsed).toHaveLength(4); // "the" comes out once, as 2
+    expect(collapsed).toContainEqual(["the", 2n]);
   });
 
   it("gives records timestamps and headers, and reads them back", () => {
