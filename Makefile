@@ -17,7 +17,8 @@ else
   export npm_config_nodedir := $(NODE_HOME)
 endif
 
-BROKER_POM := test/broker/pom.xml
+# The broker's jars come from Maven Central through a pom that this code generates.
+BROKER_POM := lib/testing/broker/maven-jars.ts
 # KAFKA_VERSION=4.1 selects the Kafka 4.1.x broker for a compatibility run.
 KAFKA_VERSION ?= 3.9
 export KAFKA_VERSION
@@ -30,19 +31,23 @@ VITEST := node node_modules/vitest/vitest.mjs
 VITEST_REPORT := $(if $(VITEST_JSON_REPORT),--reporter=default --reporter=json --outputFile.json=$(VITEST_JSON_REPORT))
 
 HELM := $(TOOLS)/go/bin/helm
+KUBE_VALIDATE_ENV := $(TOOLS)/kubernetes-validate
 
 # Kafka Streams for the parity suite (docs/parity.md): Maven resolves its jars into a classpath file.
 PARITY_POM := test/parity/java/pom.xml
 PARITY_CLASSPATH := $(CURDIR)/test/parity/java/target/classpath.txt
 
-.PHONY: helm-lint help setup test test-unit test-parity test-integration lint typecheck demo bench chaos kafka-up kafka-down env shell clean
+.PHONY: build container-engine helm-lint helm-tools test-helm help setup test test-unit test-parity test-integration lint typecheck demo bench chaos kafka-up kafka-down env shell clean
 
 help:
 	@echo "make demo        run a real pipeline on a local broker (Ctrl-C stops it)"
 	@echo "make test        lint, type-check and run every test against a real broker"
+	@echo "make build       compile lib/ to dist/ (what the npm package ships)"
 	@echo "make bench       throughput benchmarks on the local broker"
 	@echo "make kafka-up    start a local broker and print its address; make kafka-down stops it"
+	@echo "SLUICE_TESTCONTAINERS=1 make test   also run part of the suite on a broker in a container (root: sets up dockerd)"
 	@echo "make helm-lint   lint and render the Helm chart (builds helm with Go the first time)"
+	@echo "make test-helm   the chart's render, schema and Kubernetes-schema tests"
 	@echo 'eval "$$(make -s env)"  enter the project environment (Node 24 first on PATH)'
 
 $(NODE_HOME)/bin/node:
@@ -53,15 +58,14 @@ $(NODE_HOME)/bin/node:
 	@rm -rf $(NODE_HOME) && mv $(TOOLS)/node-download/package $(NODE_HOME) && rm -rf $(TOOLS)/node-download
 	@$(NODE_HOME)/bin/node --version
 
-# `npm install` rather than `npm ci`: vite lists an optional Windows-only package that the
-# registry does not serve, so the lock file never records it and `npm ci` refuses the lock
-# as out of sync. The lock file still pins every version that is installed.
+# `npm ci`: exactly what the lock file pins (it records every optional package, so it is
+# complete), and an out-of-date lock fails the run instead of being rewritten.
 node_modules/.installed: package.json package-lock.json $(NODE_DEP)
-	npm install --no-audit --no-fund
+	npm ci --no-audit --no-fund
 	@touch $@
 
-$(BROKER_LIB)/.resolved: $(BROKER_POM)
-	@bash test/broker/resolve-jars.sh $(KAFKA_VERSION) $(BROKER_LIB)
+$(BROKER_LIB)/.resolved: $(BROKER_POM) $(NODE_DEP)
+	@node test/broker/resolve-jars.ts $(KAFKA_VERSION) $(BROKER_LIB)
 	@touch $@
 
 $(PARITY_CLASSPATH): $(PARITY_POM)
@@ -70,6 +74,12 @@ $(PARITY_CLASSPATH): $(PARITY_POM)
 	@echo "Resolving Kafka Streams for the parity suite from Maven Central"
 	@mvn -B -q -f $(PARITY_POM) dependency:build-classpath -Dmdep.outputFile=$@.partial >$(dir $@)maven.log 2>&1 || { tail -n 30 $(dir $@)maven.log >&2; rm -f $@.partial; exit 1; }
 	@mv $@.partial $@
+
+# SLUICE_TESTCONTAINERS=1 adds the testcontainers tier to `make test`: a local dockerd
+# (installed with apt-get when missing) and a Kafka image built from the jars, no registry.
+TESTCONTAINERS_TIER := $(filter 1,$(SLUICE_TESTCONTAINERS))
+container-engine: node_modules/.installed $(BROKER_LIB)/.resolved
+	@node test/broker/container-setup.ts
 
 setup: node_modules/.installed $(BROKER_LIB)/.resolved $(PARITY_CLASSPATH)
 
@@ -86,8 +96,12 @@ lint: node_modules/.installed
 typecheck: node_modules/.installed
 	node node_modules/typescript/bin/tsc -p tsconfig.json --noEmit
 
-test: setup lint typecheck
-	$(VITEST) run --project unit --project parity --project integration $(VITEST_REPORT)
+# The package's JavaScript, declarations and source maps (npm pack runs it too, as prepack).
+build: node_modules/.installed
+	npm run build
+
+test: setup lint typecheck helm-tools $(if $(TESTCONTAINERS_TIER),container-engine)
+	$(VITEST) run --project unit --project parity --project integration --project helm $(if $(TESTCONTAINERS_TIER),--project testcontainers) $(VITEST_REPORT)
 
 test-unit: node_modules/.installed
 	$(VITEST) run --project unit
@@ -95,8 +109,8 @@ test-unit: node_modules/.installed
 test-parity: node_modules/.installed $(PARITY_CLASSPATH)
 	$(VITEST) run --project parity
 
-test-integration: setup
-	$(VITEST) run --project integration
+test-integration: setup $(if $(TESTCONTAINERS_TIER),container-engine)
+	$(VITEST) run --project integration $(if $(TESTCONTAINERS_TIER),--project testcontainers)
 
 demo: setup
 	node services/demo/main.ts
@@ -114,13 +128,30 @@ kafka-down: node_modules/.installed
 	@node test/broker/cli.ts down
 
 # Helm is built from source through the Go module proxy (a few minutes the first time).
+# The -X flags set what helm's own release build sets: its version, and the Kubernetes
+# version `helm template` and `helm lint` assume (otherwise v1.20, which the chart refuses).
+HELM_VERSION := v3.22.0
+HELM_LDFLAGS := -X helm.sh/helm/v3/internal/version.version=$(HELM_VERSION) \
+  $(foreach pkg,chartutil lint/rules,-X helm.sh/helm/v3/pkg/$(pkg).k8sVersionMajor=1 -X helm.sh/helm/v3/pkg/$(pkg).k8sVersionMinor=37)
 $(HELM):
-	GOBIN=$(TOOLS)/go/bin go install helm.sh/helm/v3/cmd/helm@v3.22.0
+	GOBIN=$(TOOLS)/go/bin go install -ldflags '$(HELM_LDFLAGS)' helm.sh/helm/v3/cmd/helm@$(HELM_VERSION)
+
+# The chart tests validate rendered manifests against Kubernetes' JSON schemas offline:
+# kubernetes-validate ships them (about 35 s and 150 MB the first time, in a virtualenv).
+$(KUBE_VALIDATE_ENV)/.installed: test/helm/requirements.txt
+	rm -rf $(KUBE_VALIDATE_ENV)
+	python3 -m venv $(KUBE_VALIDATE_ENV)
+	$(KUBE_VALIDATE_ENV)/bin/pip install --quiet --disable-pip-version-check --no-input -r test/helm/requirements.txt
+	@touch $@
+
+helm-tools: $(HELM) $(KUBE_VALIDATE_ENV)/.installed
+
+test-helm: node_modules/.installed helm-tools
+	$(VITEST) run --project helm
 
 helm-lint: $(HELM)
-	$(HELM) lint helm/sluice-service
-	$(HELM) template check helm/sluice-service > /dev/null
-	$(HELM) template check helm/sluice-service --set persistence.enabled=false --set httpPort=8080 > /dev/null
+	$(HELM) lint --strict helm/sluice-service
+	@for values in test/helm/values/*.yaml; do $(HELM) lint --strict --quiet helm/sluice-service -f $$values || exit 1; done
 
 clean:
 	rm -rf node_modules $(TOOLS) test/parity/java/target

@@ -130,4 +130,12 @@ export {
 } from "./state/index.ts";
 
 // Running an application
-export { StreamsApp, type AppState, type ProcessingGuarantee, type StateListener, type StreamsConfig } from "./runtime/index.ts";
+export {
+  StreamsApp,
+  type AppState,
+  type ProcessingGuarantee,
+  type StateListener,
+  type StreamsConfig,
+  type UncaughtExceptionHandler,
+  type UncaughtExceptionResponse,
+} from "./runtime/index.ts";

@@ -118,6 +118,12 @@ export class KafkaAdmin {
     });
   }
 
+  /** The ids of every consumer group the cluster knows (with members or committed offsets). */
+  async listGroups(): Promise<string[]> {
+    const { groups } = await guarded("list groups", () => this.#admin.listGroups());
+    return groups.map((g) => g.groupId).sort();
+  }
+
   async describeGroup(groupId: string): Promise<GroupDescription> {
     const { groups } = await guarded(`describe group ${groupId}`, () => this.#admin.describeGroups([groupId]));
     const group = groups[0];

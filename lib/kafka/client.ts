@@ -40,7 +40,7 @@ export function createKafkaClient(connection: KafkaConnection, logger: Logger = 
     brokers: connection.brokers,
     connectionTimeout: connection.connectionTimeoutMs ?? 3_000,
     requestTimeout: connection.requestTimeoutMs ?? 30_000,
-    retry: { initialRetryTime: 200, retries: 8, maxRetryTime: 10_000 },
+    retry: { initialRetryTime: 200, retries: connection.retries ?? 8, maxRetryTime: 10_000 },
     logLevel: ClientLogLevel.WARN,
     logCreator: () => (entry: LogEntry) => forward(logger, entry),
   };

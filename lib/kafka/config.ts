@@ -8,6 +8,8 @@ export interface KafkaConnection {
   sasl?: { mechanism: "plain" | "scram-sha-256" | "scram-sha-512"; username: string; password: string };
   connectionTimeoutMs?: number;
   requestTimeoutMs?: number;
+  /** Retries of a failed request or connection before it fails (default 8, ~34 s in all); tools that should fail fast lower it. */
+  retries?: number;
 }
 
 const hostPort = /^[^\s:]+:\d{1,5}$/;

@@ -1,8 +1,20 @@
 // kafkajs is CommonJS and Node's ESM loader cannot see its named exports, so the values
 // are taken from the default export once, here.
 import { createRequire } from "node:module";
+import { dirname, sep } from "node:path";
 
+// Resolved from this file, so an installed Sluice patches the kafkajs it depends on (in the
+// application's node_modules or its own), the same copy `require("kafkajs")` below loads.
 const require = createRequire(import.meta.url);
+const kafkajsRoot = dirname(require.resolve("kafkajs/package.json")) + sep;
+
+// The replacements below must be in place before kafkajs' own modules load and capture the
+// originals. When the application imported kafkajs before Sluice, they did already: their
+// cache entries are dropped so Sluice loads a fresh copy that sees the replacements (the
+// application's copy keeps working as it was).
+for (const path of Object.keys(require.cache)) {
+  if (path.startsWith(kafkajsRoot)) delete require.cache[path];
+}
 
 // kafkajs 2.2.4 groups a batch's messages by partition by copying the partition's array
 // for every message, which is quadratic in the batch size and took most of the CPU of a
@@ -15,7 +27,7 @@ require.cache[groupingModule] = {
   id: groupingModule,
   filename: groupingModule,
   loaded: true,
-  exports: ({ topic, partitionMetadata, messages, partitioner }: { topic: string; partitionMetadata: unknown[]; messages: Message[]; partitioner: Partitioner }) => {
+  exports: function groupMessagesPerPartitionLinear({ topic, partitionMetadata, messages, partitioner }: { topic: string; partitionMetadata: unknown[]; messages: Message[]; partitioner: Partitioner }) {
     const grouped: Record<number, Message[]> = {};
     if (partitionMetadata.length === 0) return grouped;
     for (const message of messages) {
@@ -41,7 +53,7 @@ require.cache[abortFilterModule] = {
   id: abortFilterModule,
   filename: abortFilterModule,
   loaded: true,
-  exports: ({ messages, abortedTransactions }: { messages: FetchedMessage[]; abortedTransactions?: AbortedTransaction[] }) => {
+  exports: function filterAbortedMessagesInOffsetOrder({ messages, abortedTransactions }: { messages: FetchedMessage[]; abortedTransactions?: AbortedTransaction[] }) {
     if (!abortedTransactions || abortedTransactions.length === 0) return messages;
     const byFirstOffset = abortedTransactions.map((t) => ({ producerId: String(t.producerId), firstOffset: BigInt(t.firstOffset) }));
     byFirstOffset.sort((a, b) => (a.firstOffset < b.firstOffset ? -1 : a.firstOffset > b.firstOffset ? 1 : 0));

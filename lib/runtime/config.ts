@@ -7,6 +7,17 @@ import type { Logger } from "../observability/index.ts";
 export type ProcessingGuarantee = "at_least_once" | "exactly_once";
 
 /**
+ * What an instance does after it stopped on an unrecoverable error (state ERROR, closed
+ * cleanly): "EXIT_PROCESS" ends the process with exit code 1, so a supervisor (Kubernetes,
+ * systemd) sees a failure and restarts it; "SHUTDOWN_CLIENT" leaves the process running
+ * and the decision to the caller (`app.whenStopped()` rejects with the error).
+ */
+export type UncaughtExceptionResponse = "EXIT_PROCESS" | "SHUTDOWN_CLIENT";
+
+/** Kafka Streams' StreamsUncaughtExceptionHandler, for one stream thread per instance. */
+export type UncaughtExceptionHandler = (error: Error) => UncaughtExceptionResponse;
+
+/**
  * Settings of a StreamsApp. Only applicationId and bootstrapServers are required.
  *
  * @example
@@ -59,11 +70,19 @@ export interface StreamsConfig {
    * `{ deadLetterTopic }` (send the raw record there with headers naming the error).
    */
   exceptionHandlers?: ExceptionHandlerConfig;
+  /**
+   * Called once the app stopped on an unrecoverable error after start() resolved (a record
+   * a "fail" handler refused, a lost authorization...); its answer decides whether the
+   * process exits. Without it the process exits with code 1. Errors while start() is
+   * pending reject start() instead.
+   */
+  uncaughtExceptionHandler?: UncaughtExceptionHandler;
 }
 
-export type ResolvedConfig = Required<Omit<StreamsConfig, "ssl" | "sasl" | "logger" | "bootstrapServers" | "exceptionHandlers">> & {
+export type ResolvedConfig = Required<Omit<StreamsConfig, "ssl" | "sasl" | "logger" | "bootstrapServers" | "exceptionHandlers" | "uncaughtExceptionHandler">> & {
   bootstrapServers: string[];
   exceptionHandlers: ExceptionHandlerConfig;
+  uncaughtExceptionHandler: UncaughtExceptionHandler | null;
   ssl?: KafkaConnection["ssl"];
   sasl?: KafkaConnection["sasl"];
 };
@@ -101,7 +120,11 @@ export function resolveConfig(config: StreamsConfig): ResolvedConfig {
     cacheMaxBytes: config.cacheMaxBytes ?? 10 * 1024 * 1024,
     repartitionPurgeIntervalMs: config.repartitionPurgeIntervalMs ?? 30_000,
     exceptionHandlers: config.exceptionHandlers ?? {},
+    uncaughtExceptionHandler: config.uncaughtExceptionHandler ?? null,
   };
+  if (resolved.uncaughtExceptionHandler !== null && typeof resolved.uncaughtExceptionHandler !== "function") {
+    throw new ConfigError('uncaughtExceptionHandler must be a function (error) => "EXIT_PROCESS" | "SHUTDOWN_CLIENT"');
+  }
   if (config.ssl !== undefined) resolved.ssl = config.ssl;
   if (config.sasl !== undefined) resolved.sasl = config.sasl;
   positive("commitIntervalMs", resolved.commitIntervalMs);

@@ -1,4 +1,6 @@
 import { FatalError } from "../errors/index.ts";
+import type { Logger } from "../observability/index.ts";
+import type { UncaughtExceptionHandler, UncaughtExceptionResponse } from "./config.ts";
 
 /** The states of a StreamsApp, as in Kafka Streams. */
 export type AppState = "CREATED" | "REBALANCING" | "RUNNING" | "PENDING_SHUTDOWN" | "NOT_RUNNING" | "PENDING_ERROR" | "ERROR";
@@ -47,4 +49,25 @@ export class Lifecycle {
     this.moveTo(next);
     return true;
   }
+}
+
+/**
+ * What to do once an instance stopped on an unrecoverable error: the handler's answer, or
+ * "EXIT_PROCESS" without a handler or when it throws or answers something else. Kafka
+ * Streams' handler can also replace the thread or shut down every instance; with one
+ * stream thread per instance, replacing it would be restarting the instance, which a
+ * supervisor does better from a fresh process after EXIT_PROCESS.
+ */
+export function responseToUncaughtError(handler: UncaughtExceptionHandler | null, error: Error, logger: Logger): UncaughtExceptionResponse {
+  if (!handler) return "EXIT_PROCESS";
+  let response: unknown;
+  try {
+    response = handler(error);
+  } catch (handlerError) {
+    logger.error("uncaughtExceptionHandler threw; exiting the process", { error: (handlerError as Error).message });
+    return "EXIT_PROCESS";
+  }
+  if (response === "EXIT_PROCESS" || response === "SHUTDOWN_CLIENT") return response;
+  logger.error(`uncaughtExceptionHandler returned ${JSON.stringify(response)}, not "EXIT_PROCESS" or "SHUTDOWN_CLIENT"; exiting the process`);
+  return "EXIT_PROCESS";
 }

@@ -9,7 +9,7 @@ import { AtLeastOnceCommitter, ExactlyOnceCommitter, type Committer } from "./co
 import { connectionOf, resolveConfig, type ResolvedConfig, type StreamsConfig } from "./config.ts";
 import { createActiveTask, type TaskEnvironment } from "./active-task.ts";
 import { ensureInternalTopics, sourcePartitionCounts } from "./internal-topics.ts";
-import { Lifecycle, type AppState, type StateListener } from "./lifecycle.ts";
+import { Lifecycle, responseToUncaughtError, type AppState, type StateListener } from "./lifecycle.ts";
 import { retryWithBackoff } from "./retry.ts";
 import { GlobalStores } from "./global-stores.ts";
 import { StreamThread } from "./stream-thread.ts";
@@ -20,10 +20,16 @@ import { planTopics, type TopicPlan } from "./topic-plan.ts";
  * (sub-topology, partition) assigned to this instance. Start more instances (processes
  * or pods) with the same applicationId to share the work.
  *
+ * Failure: start() rejects when start-up fails. An unrecoverable error after that (a
+ * record a "fail" handler refused, say) closes the instance cleanly and moves it to ERROR;
+ * whenStopped() then rejects with the error, and the process exits with code 1 unless the
+ * config's uncaughtExceptionHandler answers "SHUTDOWN_CLIENT".
+ *
  * @example
  *   const app = new StreamsApp(builder.build(), { applicationId: "orders", bootstrapServers: "localhost:9092" });
  *   app.onStateChange((state) => console.log(state));
  *   await app.start();
+ *   await app.whenStopped(); // resolves after close() (SIGTERM), rejects on ERROR
  */
 export class StreamsApp {
   readonly #topology: Topology;
@@ -39,6 +45,10 @@ export class StreamsApp {
   #global: GlobalStores | null = null;
   #closing: Promise<void> | null = null;
   #error: Error | null = null;
+  // start() resolved: from then on an error goes to the uncaught-exception policy, not to start()'s caller.
+  #started = false;
+  readonly #stopped: Promise<void>;
+  #settleStopped!: (error: Error | null) => void;
   readonly #signalHandler = () => void this.close();
 
   constructor(topology: Topology, config: StreamsConfig) {
@@ -46,6 +56,22 @@ export class StreamsApp {
     this.#config = resolveConfig(config);
     this.#logger = config.logger ?? consoleLogger(`sluice.${this.#config.applicationId}`);
     setSkippedRecordLogger(this.#logger);
+    this.#stopped = new Promise<void>((resolve, reject) => {
+      this.#settleStopped = (error) => (error ? reject(error) : resolve());
+    });
+    this.#stopped.catch(() => undefined); // nobody has to listen: the policy reports the error
+  }
+
+  /**
+   * Settles when the app has stopped: resolves once close() (or SIGTERM/SIGINT) finished,
+   * rejects with the error once an unrecoverable error moved it to ERROR.
+   *
+   * @example
+   *   await app.start();
+   *   await app.whenStopped();
+   */
+  whenStopped(): Promise<void> {
+    return this.#stopped;
   }
 
   get state(): AppState {
@@ -117,7 +143,8 @@ export class StreamsApp {
 
   /**
    * Checks topics, creates internal ones, joins the group and starts processing.
-   * Resolves once the app has joined (state REBALANCING or RUNNING).
+   * Resolves once the app has joined (state REBALANCING or RUNNING). Rejects, after
+   * closing cleanly, when an error stops the app before that.
    */
   async start(options: { handleSignals?: boolean } = {}): Promise<void> {
     this.#lifecycle.moveTo("REBALANCING");
@@ -127,14 +154,17 @@ export class StreamsApp {
     }
     try {
       await this.#connectAndPlan();
-      // close() during start-up (a broker that never answered, say) ends it quietly.
-      if (this.#closing) return;
-      await this.#join();
+      if (!this.#closing) await this.#join();
     } catch (error) {
-      if (this.#closing) return;
-      this.#enterError(error as Error);
-      throw error;
+      // close() during start-up (a broker that never answered, say) ends it quietly.
+      if (!this.#closing || this.#error) this.#enterError(error as Error);
     }
+    // Also an error the stream thread reported while start() was pending.
+    if (this.#error) {
+      await this.#closing?.catch(() => undefined);
+      throw this.#error;
+    }
+    this.#started = true;
   }
 
   /** Finishes in-flight records, commits, leaves the group. Safe to call more than once. */
@@ -173,7 +203,10 @@ export class StreamsApp {
       const global = (this.#global = new GlobalStores(topology, config.applicationId, this.#stateDirectory, this.#logger, this.#handlerConfig()));
       await global.catchUp(this.#client, admin, config.processingGuarantee === "exactly_once");
     }
-    const created = await ensureInternalTopics(admin, config.applicationId, this.#plan.internal);
+    // Right after creating a topic the broker may still answer UNKNOWN_TOPIC_OR_PARTITION or
+    // LEADER_NOT_AVAILABLE for it: retriable, and the next attempt finds the topic in place.
+    const internal = this.#plan.internal;
+    const created = await retryWithBackoff("creating internal topics", () => ensureInternalTopics(admin, config.applicationId, internal), retry);
     if (created.length > 0) this.#logger.info("created internal topics", { topics: created });
   }
 
@@ -274,16 +307,29 @@ export class StreamsApp {
     await this.#consumer?.disconnect().catch(() => undefined);
     await this.#admin?.disconnect().catch(() => undefined);
     this.#stateDirectory?.release();
-    if (!erred) this.#lifecycle.tryMoveTo("NOT_RUNNING");
     this.#logger.info("stopped", { processedRecords: this.processedRecords });
+    if (!erred && this.#lifecycle.tryMoveTo("NOT_RUNNING")) this.#settleStopped(null);
   }
 
   #enterError(error: Error): void {
     if (this.#error) return;
     this.#error = error;
     this.#logger.error("stopping on an unrecoverable error", { error: error.message, cause: (error.cause as Error | undefined)?.message });
-    if (this.#lifecycle.tryMoveTo("PENDING_ERROR")) {
-      void this.close().finally(() => this.#lifecycle.tryMoveTo("ERROR"));
-    }
+    if (!this.#lifecycle.tryMoveTo("PENDING_ERROR")) return;
+    void this.close()
+      .catch((closeError: unknown) => this.#logger.error("closing after the error failed", { error: (closeError as Error).message }))
+      .then(() => {
+        this.#lifecycle.tryMoveTo("ERROR");
+        this.#settleStopped(error);
+        if (this.#started) this.#applyUncaughtExceptionPolicy(error);
+      });
+  }
+
+  #applyUncaughtExceptionPolicy(error: Error): void {
+    if (responseToUncaughtError(this.#config.uncaughtExceptionHandler, error, this.#logger) === "SHUTDOWN_CLIENT") return;
+    this.#logger.error("exiting the process with code 1 after an unrecoverable error (an uncaughtExceptionHandler answering SHUTDOWN_CLIENT keeps it running)", {
+      error: error.message,
+    });
+    process.exit(1);
   }
 }

@@ -3,3 +3,6 @@ export type { TestStoreContext, TopologyTestDriverOptions } from "./topology-tes
 export { TestInputTopic, TestOutputTopic } from "./test-topics.ts";
 export type { TestInput, TestRecord } from "./test-record.ts";
 export { TestKafka } from "./test-kafka.ts";
+export type { FetchedRecord, TestKafkaConnection, TestKafkaReadOptions, TestKafkaRecord, TopicSpec } from "./test-kafka.ts";
+export { startKafka } from "./broker/start-kafka.ts";
+export type { KafkaProvider, StartedKafka, StartKafkaOptions } from "./broker/start-kafka.ts";

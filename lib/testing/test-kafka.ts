@@ -1,12 +1,42 @@
-import { createKafkaClient, type FetchedRecord, type KafkaAdmin, type KafkaClient, type KafkaProducer, type TopicSpec } from "../kafka/index.ts";
+import { checkConnection, createKafkaClient, type FetchedRecord, type KafkaAdmin, type KafkaClient, type KafkaConnection, type KafkaProducer, type TopicSpec } from "../kafka/index.ts";
 import { silentLogger } from "../observability/index.ts";
+import type { StreamsConfig } from "../runtime/index.ts";
+
+/**
+ * Where TestKafka connects: "host:port[,host:port]", a list of addresses, or the connection
+ * settings of a StreamsApp (bootstrapServers, clientId, ssl, sasl), so a test can pass the
+ * app's config as it is.
+ */
+export type TestKafkaConnection = string | string[] | Pick<StreamsConfig, "bootstrapServers" | "clientId" | "ssl" | "sasl">;
+
+/** A record to produce; strings are sent as UTF-8, headers too. */
+export interface TestKafkaRecord {
+  key?: string | Buffer | null;
+  value: string | Buffer | null;
+  /** Without one, the default partitioner picks (murmur2 of the key, as Kafka's Java client). */
+  partition?: number;
+  timestamp?: number;
+  headers?: Record<string, string>;
+}
+
+export interface TestKafkaReadOptions {
+  /** Stop once this many records arrived; without it, read every partition to its current end. */
+  count?: number;
+  /** Default 30 000 ms; the read fails with the number of records it got by then. */
+  timeoutMs?: number;
+  /** Skip records of aborted and open transactions (default true), as an exactly-once consumer would. */
+  readCommitted?: boolean;
+}
+
+/** A record read back: its topic, partition, offset, timestamp, and key, value and headers in bytes. */
+export type { FetchedRecord, TopicSpec };
 
 /**
  * A small client for tests, demos and tools that need to set up topics and move records
  * around a real broker: create topics, produce, read everything back.
  *
  * @example
- *   const kafka = new TestKafka("localhost:9092");
+ *   const kafka = new TestKafka("localhost:9092"); // or new TestKafka(app config with ssl / sasl)
  *   await kafka.createTopics([{ name: "orders", partitions: 3 }]);
  *   await kafka.produce("orders", [{ key: "c-1", value: JSON.stringify(order) }]);
  *   const out = await kafka.read("orders-large", { count: 1 });
@@ -18,8 +48,8 @@ export class TestKafka {
   #producer: KafkaProducer | null = null;
   #readers = 0;
 
-  constructor(bootstrapServers: string) {
-    this.#client = createKafkaClient({ clientId: "sluice-test-kafka", brokers: bootstrapServers.split(",") }, silentLogger);
+  constructor(connection: TestKafkaConnection) {
+    this.#client = createKafkaClient(connectionFrom(connection), silentLogger);
   }
 
   async createTopics(topics: TopicSpec[]): Promise<string[]> {
@@ -31,7 +61,7 @@ export class TestKafka {
   }
 
   /** Sends records (strings are UTF-8) and waits for the broker's acknowledgement. */
-  async produce(topic: string, records: { key?: string | Buffer | null; value: string | Buffer | null; partition?: number; timestamp?: number; headers?: Record<string, string> }[]): Promise<void> {
+  async produce(topic: string, records: TestKafkaRecord[]): Promise<void> {
     if (!this.#producer) {
       this.#producer = this.#client.producer();
       await this.#producer.connect();
@@ -58,7 +88,7 @@ export class TestKafka {
    * Reads a topic from the beginning (read_committed unless asked otherwise) until `count`
    * records arrived or, without a count, until every partition is read to its current end.
    */
-  async read(topic: string, options: { count?: number; timeoutMs?: number; readCommitted?: boolean } = {}): Promise<FetchedRecord[]> {
+  async read(topic: string, options: TestKafkaReadOptions = {}): Promise<FetchedRecord[]> {
     const ends = await (await this.#adminClient()).offsets(topic);
     const groupId = `sluice-test-reader-${process.pid}-${Date.now()}-${++this.#readers}`;
     const consumer = this.#client.consumer({ groupId, readCommitted: options.readCommitted ?? true });
@@ -106,6 +136,21 @@ export class TestKafka {
     }
     return this.#admin;
   }
+}
+
+function connectionFrom(connection: TestKafkaConnection): KafkaConnection {
+  const config = typeof connection === "string" || Array.isArray(connection) ? { bootstrapServers: connection } : connection;
+  if (!config || typeof config !== "object") {
+    throw new TypeError('TestKafka needs "host:port", a list of them, or { bootstrapServers, ssl?, sasl? }');
+  }
+  const servers = config.bootstrapServers;
+  const brokers = (typeof servers === "string" ? servers.split(",") : (servers ?? [])).map((s) => s.trim()).filter(Boolean);
+  const result: KafkaConnection = { brokers, clientId: config.clientId ?? "sluice-test-kafka" };
+  if (config.ssl !== undefined) result.ssl = config.ssl;
+  if (config.sasl !== undefined) result.sasl = config.sasl;
+  // The same checks, and the same messages, as a StreamsApp's connection settings.
+  checkConnection(result);
+  return result;
 }
 
 function toBytes(value: string | Buffer | null): Buffer | null {

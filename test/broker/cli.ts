@@ -7,11 +7,13 @@
  * exports it; everything else goes to stderr. The broker is recorded in .tools/broker.json.
  */
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
-import { kafkaLine, REPO_ROOT } from "./broker-config.ts";
-import { startLocalBroker } from "./local-broker.ts";
-import { commandLine, isRunning, stopPid } from "./process.ts";
-import { waitUntilReady } from "./ready.ts";
+import { join, resolve } from "node:path";
+import { kafkaLine } from "../../lib/testing/broker/broker-config.ts";
+import { startLocalBroker } from "../../lib/testing/broker/local-broker.ts";
+import { commandLine, isRunning, stopPid } from "../../lib/testing/broker/process.ts";
+import { waitUntilReady } from "../../lib/testing/broker/ready.ts";
+
+const REPO_ROOT = resolve(import.meta.dirname, "..", "..");
 
 interface BrokerRecord {
   pid: number;

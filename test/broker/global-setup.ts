@@ -1,33 +1,49 @@
 /**
- * Vitest global setup of the integration tier: one real broker per test run, shared by every
- * test file (tests keep apart by unique topic and group names). Tests read its address with
- * `inject("kafkaBootstrap")`; processes they spawn find it in KAFKA_BOOTSTRAP_SERVERS.
+ * Vitest global setup of the broker tiers: one real broker per project and test run, shared
+ * by the project's test files (tests keep apart by unique topic and group names). Tests read
+ * its address with `inject("kafkaBootstrap")`.
+ * - integration and chaos: the local JVM broker (or KAFKA_BOOTSTRAP_SERVERS); processes the
+ *   tests spawn also find it in KAFKA_BOOTSTRAP_SERVERS.
+ * - testcontainers (SLUICE_TESTCONTAINERS=1): the container engine and image are prepared
+ *   (container-setup.ts) and the broker is a container started by testcontainers.
  */
 import type { TestProject } from "vitest/node";
-import { startBroker } from "./provider.ts";
+import { prepareContainerEngine } from "./container-setup.ts";
+import { startBroker, type Broker } from "./provider.ts";
 
 declare module "vitest" {
   export interface ProvidedContext {
-    /** "host:port" of the test run's broker. */
+    /** "host:port" of the project's broker. */
     kafkaBootstrap: string;
   }
 }
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-  // No skipping: without a broker the integration tier has nothing to test, so the error
-  // thrown here (what is missing and how to fix it) is the run's result.
-  const broker = await startBroker();
+  // No skipping: without a broker the tier has nothing to test, so the error thrown here
+  // (what is missing and how to fix it) is the run's result.
+  const inContainer = project.name === "testcontainers";
+  let broker: Broker;
+  if (inContainer) {
+    const { engineMs, imageMs } = prepareContainerEngine();
+    console.log(`Container engine ready in ${(engineMs / 1000).toFixed(1)} s, Kafka image in ${(imageMs / 1000).toFixed(1)} s`);
+    broker = await startBroker({ provider: "testcontainers" });
+  } else {
+    broker = await startBroker();
+  }
   const seconds = (broker.readyInMs / 1000).toFixed(1);
   const version = broker.version === "unknown" ? "(version unknown)" : broker.version;
   const source = broker.provider === "env" ? "KAFKA_BOOTSTRAP_SERVERS" : broker.provider;
-  console.log(`Kafka ${version} from ${source} at ${broker.bootstrap}` + (broker.readyInMs ? ` (ready in ${seconds} s)` : ""));
+  console.log(`[${project.name}] Kafka ${version} from ${source} at ${broker.bootstrap}` + (broker.readyInMs ? ` (ready in ${seconds} s)` : ""));
   project.provide("kafkaBootstrap", broker.bootstrap);
+  // Only one broker can be the environment's; the container tier's tests pass theirs explicitly.
   const previous = process.env.KAFKA_BOOTSTRAP_SERVERS;
-  process.env.KAFKA_BOOTSTRAP_SERVERS = broker.bootstrap;
+  if (!inContainer) process.env.KAFKA_BOOTSTRAP_SERVERS = broker.bootstrap;
 
   return async () => {
-    if (previous === undefined) delete process.env.KAFKA_BOOTSTRAP_SERVERS;
-    else process.env.KAFKA_BOOTSTRAP_SERVERS = previous;
+    if (!inContainer) {
+      if (previous === undefined) delete process.env.KAFKA_BOOTSTRAP_SERVERS;
+      else process.env.KAFKA_BOOTSTRAP_SERVERS = previous;
+    }
     const keep = process.env.SLUICE_KEEP_BROKER_LOGS === "1" || runFailed(project);
     await broker.stop(keep);
   };

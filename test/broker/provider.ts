@@ -1,16 +1,16 @@
 /**
- * Where the test run's (or the demo's) broker comes from, first match wins:
+ * Where the test run's (or the demo's, or the benchmarks') broker comes from:
  *   1. KAFKA_BOOTSTRAP_SERVERS: a broker someone already runs (CI service, `make kafka-up`);
- *   2. testcontainers, when a Docker engine answers;
- *   3. the local JVM broker built from Maven-resolved jars (local-broker.ts).
- * SLUICE_BROKER_PROVIDER=env|testcontainers|local-jvm forces one, e.g. local-jvm on a
- * machine with Docker to test the exact KAFKA_VERSION line.
+ *   2. otherwise startKafka() from sluice/testing, the same code users' suites run, with the
+ *      provider this run asks for. By default that is the local JVM broker, which runs the
+ *      exact KAFKA_VERSION line; the testcontainers tier asks for a container.
+ * SLUICE_BROKER_PROVIDER=env|testcontainers|local-jvm forces one.
  */
-import { startLocalBroker } from "./local-broker.ts";
-import { canConnect } from "./process.ts";
-import { describeBrokers } from "./ready.ts";
+import { startKafka, type KafkaProvider } from "../../lib/testing/broker/start-kafka.ts";
+import { canConnect } from "../../lib/testing/broker/process.ts";
+import { describeBrokers } from "../../lib/testing/broker/ready.ts";
 
-export type BrokerProvider = "env" | "testcontainers" | "local-jvm";
+export type BrokerProvider = "env" | KafkaProvider;
 
 export interface Broker {
   /** "host:port[,host:port]" as clients take it. */
@@ -27,16 +27,15 @@ export interface Broker {
 }
 
 export interface StartBrokerOptions {
+  /** Overrides SLUICE_BROKER_PROVIDER and KAFKA_BOOTSTRAP_SERVERS (the testcontainers tier passes "testcontainers"). */
+  provider?: BrokerProvider;
   /** Progress and notices; stderr by default. */
   log?: (line: string) => void;
 }
 
-/** confluentinc/cp-kafka 8.0.0 is Apache Kafka 4.0 in KRaft mode; KAFKA_VERSION does not apply to it. */
-const CONTAINER_IMAGE = "confluentinc/cp-kafka:8.0.0";
-
 export async function startBroker(options: StartBrokerOptions = {}): Promise<Broker> {
   const log = options.log ?? ((line: string) => console.error(line));
-  const forced = process.env.SLUICE_BROKER_PROVIDER;
+  const forced = options.provider ?? process.env.SLUICE_BROKER_PROVIDER;
   if (forced && !["env", "testcontainers", "local-jvm"].includes(forced)) {
     throw new Error(`SLUICE_BROKER_PROVIDER must be env, testcontainers or local-jvm, got '${forced}'.`);
   }
@@ -45,22 +44,12 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Bro
     if (!fromEnv) throw new Error("SLUICE_BROKER_PROVIDER=env but KAFKA_BOOTSTRAP_SERVERS is not set: set it to host:port of a running broker.");
     return external(fromEnv);
   }
-  if (forced === "testcontainers" || (!forced && (await dockerAnswers()))) return container();
-  try {
-    const broker = await startLocalBroker({ log });
-    return {
-      bootstrap: broker.bootstrap, provider: "local-jvm", version: broker.version,
-      readyInMs: broker.timings.formatMs + broker.timings.startMs, logPath: broker.brokerLog,
-      stop: (keepLogs) => broker.stop(keepLogs),
-    };
-  } catch (error) {
-    const why = error instanceof Error ? error.message : String(error);
-    throw new Error(
-      "No Kafka broker: KAFKA_BOOTSTRAP_SERVERS is not set, no Docker engine answered, and the local JVM broker " +
-        `could not start.\n${why}`,
-      { cause: error },
-    );
-  }
+  const kafka = await startKafka({ provider: (forced as KafkaProvider | undefined) ?? "local-jvm", log });
+  return {
+    bootstrap: kafka.bootstrapServers, provider: kafka.provider, version: kafka.version, readyInMs: kafka.readyInMs,
+    ...(kafka.logPath !== undefined ? { logPath: kafka.logPath } : {}),
+    stop: (keepLogs) => kafka.stop({ keepLogs: keepLogs ?? false }),
+  };
 }
 
 /** An address from the environment is used as is, but checked once so a wrong one fails here and not in every test. */
@@ -91,39 +80,4 @@ async function external(bootstrap: string): Promise<Broker> {
     clearTimeout(timer);
   }
   return { bootstrap, provider: "env", version: "unknown", readyInMs: 0, stop: async () => undefined };
-}
-
-/** getContainerRuntimeClient throws when no container engine answers: a cheap yes/no. */
-async function dockerAnswers(): Promise<boolean> {
-  try {
-    const { getContainerRuntimeClient } = await import("testcontainers");
-    await getContainerRuntimeClient();
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-async function container(): Promise<Broker> {
-  const started = Date.now();
-  const { KafkaContainer } = await import("@testcontainers/kafka");
-  // The container sets RF 1 for offsets but leaves the transaction log at its default of 3,
-  // which a single broker cannot host: transactional producers would never initialise.
-  const kafka = await new KafkaContainer(CONTAINER_IMAGE)
-    .withEnvironment({
-      KAFKA_TRANSACTION_STATE_LOG_REPLICATION_FACTOR: "1",
-      KAFKA_TRANSACTION_STATE_LOG_MIN_ISR: "1",
-      KAFKA_LOG_CLEANER_BACKOFF_MS: "1000",
-      KAFKA_TRANSACTION_ABORT_TIMED_OUT_TRANSACTION_CLEANUP_INTERVAL_MS: "2000",
-    })
-    .start();
-  return {
-    bootstrap: `${kafka.getHost()}:${kafka.getMappedPort(9093)}`,
-    provider: "testcontainers",
-    version: `4.0 (${CONTAINER_IMAGE})`,
-    readyInMs: Date.now() - started,
-    stop: async () => {
-      await kafka.stop();
-    },
-  };
 }

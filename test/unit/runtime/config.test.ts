@@ -24,6 +24,7 @@ describe("StreamsApp config", () => {
     [{ ...base, maxTaskIdleMs: 1.5 }, /maxTaskIdleMs must be a whole number/],
     [{ ...base, processingGuarantee: "twice" as never }, /processingGuarantee "twice" is invalid/],
     [{ ...base, processingGuarantee: "exactly_once" as const, commitIntervalMs: 20_000 }, /transactionTimeoutMs \(10000\) must exceed commitIntervalMs \(20000\)/],
+    [{ ...base, uncaughtExceptionHandler: "SHUTDOWN_CLIENT" as never }, /uncaughtExceptionHandler must be a function/],
   ])("rejects %j with a clear error", (config, message) => {
     expect(() => resolveConfig(config)).toThrow(ConfigError);
     expect(() => resolveConfig(config)).toThrow(message);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { Lifecycle, type AppState } from "../../../lib/runtime/lifecycle.ts";
+import { silentLogger } from "../../../lib/observability/index.ts";
+import { Lifecycle, responseToUncaughtError, type AppState } from "../../../lib/runtime/lifecycle.ts";
 
 describe("app lifecycle", () => {
   it("walks the normal path and tells listeners each step", () => {
@@ -28,5 +29,21 @@ describe("app lifecycle", () => {
     lifecycle.moveTo("ERROR");
     expect(lifecycle.state).toBe("ERROR");
     expect(lifecycle.tryMoveTo("PENDING_SHUTDOWN")).toBe(false);
+  });
+
+  it("exits the process after an unrecoverable error unless a handler answers SHUTDOWN_CLIENT", () => {
+    const error = new Error("poison");
+    const errors: string[] = [];
+    const logger = { ...silentLogger, error: (message: string) => errors.push(message) };
+    expect(responseToUncaughtError(null, error, logger)).toBe("EXIT_PROCESS");
+    const seen: Error[] = [];
+    expect(responseToUncaughtError((e) => (seen.push(e), "SHUTDOWN_CLIENT"), error, logger)).toBe("SHUTDOWN_CLIENT");
+    expect(seen).toEqual([error]);
+    expect(responseToUncaughtError(() => "EXIT_PROCESS", error, logger)).toBe("EXIT_PROCESS");
+    expect(errors).toEqual([]);
+    // A handler that throws or answers nonsense cannot keep a broken instance's process alive.
+    expect(responseToUncaughtError(() => { throw new Error("handler bug"); }, error, logger)).toBe("EXIT_PROCESS");
+    expect(responseToUncaughtError(() => "REPLACE_THREAD" as never, error, logger)).toBe("EXIT_PROCESS");
+    expect(errors).toEqual(["uncaughtExceptionHandler threw; exiting the process", 'uncaughtExceptionHandler returned "REPLACE_THREAD", not "EXIT_PROCESS" or "SHUTDOWN_CLIENT"; exiting the process']);
   });
 });
