@@ -37,12 +37,13 @@ KUBE_VALIDATE_ENV := $(TOOLS)/kubernetes-validate
 PARITY_POM := test/parity/java/pom.xml
 PARITY_CLASSPATH := $(CURDIR)/test/parity/java/target/classpath.txt
 
-.PHONY: build container-engine helm-lint helm-tools test-helm help setup test test-unit test-parity test-integration lint typecheck demo bench chaos kafka-up kafka-down env shell clean
+.PHONY: build container-engine docs docs-check helm-lint helm-tools test-helm help setup test test-unit test-parity test-integration lint typecheck demo bench chaos kafka-up kafka-down env shell clean
 
 help:
 	@echo "make demo        run a real pipeline on a local broker (Ctrl-C stops it)"
 	@echo "make test        lint, type-check and run every test against a real broker"
 	@echo "make build       compile lib/ to dist/ (what the npm package ships)"
+	@echo "make docs        API reference from the doc comments, into docs/api/index.html"
 	@echo "make bench       throughput benchmarks on the local broker"
 	@echo "make kafka-up    start a local broker and print its address; make kafka-down stops it"
 	@echo "SLUICE_TESTCONTAINERS=1 make test   also run part of the suite on a broker in a container (root: sets up dockerd)"
@@ -100,7 +101,16 @@ typecheck: node_modules/.installed
 build: node_modules/.installed
 	npm run build
 
-test: setup lint typecheck helm-tools $(if $(TESTCONTAINERS_TIER),container-engine)
+# The API reference (typedoc.json): `docs` writes the HTML; `docs-check` only converts and
+# validates (broken {@link}s, referenced types not exported; warnings fail), for `make test`.
+TYPEDOC := node node_modules/typedoc/bin/typedoc
+docs: node_modules/.installed
+	$(TYPEDOC)
+
+docs-check: node_modules/.installed
+	$(TYPEDOC) --emit none
+
+test: setup lint typecheck docs-check helm-tools $(if $(TESTCONTAINERS_TIER),container-engine)
 	$(VITEST) run --project unit --project parity --project integration --project helm $(if $(TESTCONTAINERS_TIER),--project testcontainers) $(VITEST_REPORT)
 
 test-unit: node_modules/.installed

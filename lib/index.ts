@@ -5,6 +5,8 @@
  *
  * @example
  *   import { StreamsBuilder, Consumed, Serdes, StreamsApp } from "sluice";
+ *
+ * @module sluice
  */
 
 // DSL
@@ -128,6 +130,12 @@ export {
   type WindowStore,
   type Windowed,
 } from "./state/index.ts";
+
+// Logging: pass your own Logger in the config to route Sluice's lines into your logs
+export type { LogLevel, Logger } from "./observability/index.ts";
+
+// Consumer-group lag (what an autoscaler reads; services/autoscaler)
+export { readGroupLag, type GroupLag, type GroupLagConnection, type PartitionLag } from "./kafka/index.ts";
 
 // Running an application
 export {

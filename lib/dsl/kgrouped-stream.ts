@@ -24,6 +24,7 @@ export const GROUPED_STREAM_STATE: unique symbol = Symbol("sluice.groupedStreamS
  *   counts.toStream().to("click-counts", Produced.with(Serdes.string(), Serdes.int64()));
  */
 export class KGroupedStream<K, V> {
+  /** @internal */
   readonly [GROUPED_STREAM_STATE]: GroupedStreamState;
 
   /** @internal Made by KStream.groupByKey()/groupBy(). */

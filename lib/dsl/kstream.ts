@@ -39,7 +39,7 @@ import { streamToTable } from "./to-table.ts";
  *     .to("order-totals", Produced.with(Serdes.string(), Serdes.double()));
  */
 export class KStream<K, V> {
-  /** The graph position and serdes of this stream, behind a symbol lib/index.ts does not export. */
+  /** @internal The graph position and serdes of this stream, behind a symbol lib/index.ts does not export. */
   readonly [STREAM_STATE]: StreamState;
 
   /** @internal Streams are made by StreamsBuilder and other streams. */

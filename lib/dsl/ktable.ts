@@ -29,6 +29,7 @@ import { flagsOf, materializedTable, TABLE_STATE, type TableState } from "./tabl
  *   users.filter((id, u) => u.active).toStream().to("active-users");
  */
 export class KTable<K, V> {
+  /** @internal */
   readonly [TABLE_STATE]: TableState;
 
   /** @internal Tables are made by StreamsBuilder, streams, grouped streams and other tables. */

@@ -6,5 +6,6 @@ export { KafkaProducer, type ProducerOptions } from "./producer.ts";
 export { TransactionalProducer, type TransactionState, type TransactionalProducerOptions } from "./transactional-producer.ts";
 export { checkConnection, redactConnection, type KafkaConnection } from "./config.ts";
 export { translateError } from "./errors.ts";
+export { readGroupLag, type GroupLag, type GroupLagConnection, type PartitionLag } from "./group-lag.ts";
 export type { ReadRange } from "./partition-reader.ts";
 export type * from "./types.ts";

@@ -14,15 +14,17 @@ import type { SubTopology } from "./subtopology.ts";
  *   console.log(topology.describe().toString());
  */
 export class Topology {
+  /** @internal */
   readonly subtopologies: readonly SubTopology[];
-  /** Repartition and changelog topics, named without the application id. */
+  /** @internal Repartition and changelog topics, named without the application id. */
   readonly internalTopics: readonly InternalTopicSpec[];
   readonly stores: readonly StoreSpec[];
-  /** GlobalKTable stores: in no sub-topology, filled from their topic on every instance (see GlobalStoreSpec). */
+  /** @internal GlobalKTable stores: in no sub-topology, filled from their topic on every instance (see GlobalStoreSpec). */
   readonly globalStores: readonly GlobalStoreSpec[];
-  /** Groups of source topics that must have equal partition counts (join inputs); internal ones unprefixed. */
+  /** @internal Groups of source topics that must have equal partition counts (join inputs); internal ones unprefixed. */
   readonly copartitionTopicGroups: readonly (readonly CopartitionedTopic[])[];
 
+  /** @internal Made by StreamsBuilder.build(). */
   constructor(
     subtopologies: readonly SubTopology[],
     internalTopics: readonly InternalTopicSpec[],

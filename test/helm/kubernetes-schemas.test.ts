@@ -13,7 +13,7 @@ import { kubernetesValidate, renderYaml } from "./chart-tools.ts";
 
 const versions = ["1.29.0", "1.37.0"];
 const customKinds = ["ScaledObject", "ServiceMonitor", "TriggerAuthentication"];
-const valuesFiles = ["defaults", "queryable", "compiled-image", "secure-kafka", "keda", "keda-topics"];
+const valuesFiles = ["defaults", "queryable", "compiled-image", "secure-kafka", "keda", "keda-topics", "autoscaler"];
 
 const dir = mkdtempSync(join(tmpdir(), "sluice-chart-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

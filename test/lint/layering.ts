@@ -15,7 +15,7 @@ const owners: Record<string, string> = {
   kafkajs: "lib/kafka",
   "better-sqlite3": "lib/state/sqlite",
   "@opentelemetry/api": "lib/observability",
-  "@kubernetes/client-node": "lib/runtime",
+  "@kubernetes/client-node": "services/autoscaler",
 };
 
 // Which top-level lib folders each may import (besides itself).

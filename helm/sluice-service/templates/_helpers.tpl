@@ -48,3 +48,18 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" }}
 {{- ternary 100 30000 (eq .Values.kafka.processingGuarantee "exactly_once") -}}
 {{- end -}}
 {{- end -}}
+
+{{/* The autoscaler's own name label, so the service's selectors never pick its pod. */}}
+{{- define "sluice-service.autoscalerSelectorLabels" -}}
+app.kubernetes.io/name: {{ printf "%s-autoscaler" .Chart.Name }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+{{- end -}}
+
+{{- define "sluice-service.autoscalerLabels" -}}
+{{ include "sluice-service.autoscalerSelectorLabels" . }}
+app.kubernetes.io/component: autoscaler
+app.kubernetes.io/part-of: {{ .Values.service }}
+app.kubernetes.io/version: {{ include "sluice-service.imageTag" . | trunc 63 | trimSuffix "-" | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" }}
+{{- end -}}

@@ -9,7 +9,8 @@ says what is wrong and what to change. Included once, by the StatefulSet.
 {{- fail (printf "terminationGracePeriodSeconds (%d) must exceed the commit interval (%d s) plus shutdown.closeSeconds (%d s), or Kubernetes kills the instance before it commits: set it to at least %d, or lower kafka.commitIntervalMs or shutdown.closeSeconds" (int .Values.terminationGracePeriodSeconds) $commitSeconds (int .Values.shutdown.closeSeconds) (add1 $needed)) -}}
 {{- end -}}
 {{- $partitions := int .Values.kafka.partitions -}}
-{{- if and (gt $partitions 0) (gt (int .Values.replicas) $partitions) (not .Values.keda.enabled) -}}
+{{- $scaled := or .Values.keda.enabled .Values.autoscaler.enabled -}}
+{{- if and (gt $partitions 0) (gt (int .Values.replicas) $partitions) (not $scaled) -}}
 {{- fail (printf "replicas (%d) exceeds kafka.partitions (%d): instances beyond the number of tasks sit idle; lower replicas or correct kafka.partitions" (int .Values.replicas) $partitions) -}}
 {{- end -}}
 {{- if .Values.keda.enabled -}}
@@ -26,8 +27,21 @@ says what is wrong and what to change. Included once, by the StatefulSet.
 {{- fail "keda.minReplicas 0 needs keda.topics: with no instance running the group consumes no topic, so KEDA would find no lag and never scale back up" -}}
 {{- end -}}
 {{- end -}}
+{{- with .Values.autoscaler -}}
+{{- if .enabled -}}
+{{- if and (gt $partitions 0) (gt (int .maxReplicas) $partitions) -}}
+{{- fail (printf "autoscaler.maxReplicas (%d) exceeds kafka.partitions (%d): instances beyond the number of tasks sit idle; lower autoscaler.maxReplicas" (int .maxReplicas) $partitions) -}}
+{{- end -}}
+{{- if gt (int .minReplicas) (int .maxReplicas) -}}
+{{- fail (printf "autoscaler.minReplicas (%d) exceeds autoscaler.maxReplicas (%d)" (int .minReplicas) (int .maxReplicas)) -}}
+{{- end -}}
+{{- if and (eq (int .minReplicas) 0) (empty .topics) -}}
+{{- fail "autoscaler.minReplicas 0 needs autoscaler.topics: while no instance runs, the group's committed offsets expire (offsets.retention.minutes), and the autoscaler would then find no partitions and never scale back up" -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
 {{- with .Values.podDisruptionBudget -}}
-{{- if and .enabled (not (kindIs "string" .minAvailable)) (not $.Values.keda.enabled) (ge (int .minAvailable) (int $.Values.replicas)) (gt (int $.Values.replicas) 0) -}}
+{{- if and .enabled (not (kindIs "string" .minAvailable)) (not $scaled) (ge (int .minAvailable) (int $.Values.replicas)) (gt (int $.Values.replicas) 0) -}}
 {{- fail (printf "podDisruptionBudget.minAvailable (%d) must be below replicas (%d), or no pod may ever be evicted and node drains hang: lower it or use maxUnavailable" (int .minAvailable) (int $.Values.replicas)) -}}
 {{- end -}}
 {{- end -}}

@@ -25,6 +25,7 @@ export const GLOBAL_TABLE_STATE: unique symbol = Symbol("sluice.globalTableState
  *   orders.join(products, (id, o) => o.productId, (o, p) => ({ ...o, price: p.price }));
  */
 export class GlobalKTable<K, V> {
+  /** @internal */
   readonly [GLOBAL_TABLE_STATE]: GlobalTableState;
   // Phantom members keep K and V part of the type, so handles of different tables do not mix.
   declare private readonly keyType: K;
