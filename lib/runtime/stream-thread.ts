@@ -1,7 +1,7 @@
 import { setImmediate as yieldToEventLoop } from "node:timers/promises";
 import { SluiceError } from "../errors/index.ts";
 import type { FetchedRecord, GroupConsumer, KafkaAdmin, TopicPartition, TopicPartitionOffset } from "../kafka/index.ts";
-import type { Logger } from "../observability/index.ts";
+import type { Logger, StreamsMetrics } from "../observability/index.ts";
 import type { Committer } from "./committer.ts";
 import { partitionKey, type EngineTask } from "./engine-task.ts";
 import type { ResolvedConfig } from "./config.ts";
@@ -13,6 +13,7 @@ export interface ThreadDeps {
   consumer: GroupConsumer;
   committer: Committer;
   logger: Logger;
+  metrics?: StreamsMetrics;
   /** The task that reads this partition, e.g. "0_3". */
   taskIdOf(tp: TopicPartition): string;
   /** `taskCount`: tasks in this assignment (they share the cache budget). */
@@ -52,6 +53,9 @@ export class StreamThread {
   processedRecords = 0;
   #droppedByClosedTasks = 0;
   restoredRecords = 0;
+  /** Wall-clock time of the last successful commit, or null. */
+  lastCommittedAt: number | null = null;
+  readonly #restoring = new Set<string>();
 
   constructor(deps: ThreadDeps) {
     this.#deps = deps;
@@ -70,6 +74,7 @@ export class StreamThread {
     this.#deps.consumer.pause(partitions);
     for (const tp of partitions) this.#paused.add(partitionKey(tp));
     this.#pendingAssignment = partitions;
+    this.#deps.metrics?.rebalanced();
     this.#assignment = partitions;
     this.#wake?.();
   }
@@ -130,6 +135,7 @@ export class StreamThread {
     const task = this.#taskByPartition.get(key);
     if (!task) return; // not ready: the partition is re-positioned when its task is
     task.enqueue(records, end);
+    this.#deps.metrics?.polled(records.length);
     if (task.buffered({ topic, partition }) >= this.#deps.config.maxBufferedRecordsPerPartition && !this.#paused.has(key)) {
       this.#paused.add(key);
       this.#deps.consumer.pause([{ topic, partition }]);
@@ -142,6 +148,16 @@ export class StreamThread {
     let total = this.#droppedByClosedTasks;
     for (const task of this.#tasks.values()) total += task.metrics.dropped;
     return total;
+  }
+
+  /** False once the loop stopped (an error, or stop()). */
+  get alive(): boolean {
+    return this.#running;
+  }
+
+  /** Tasks restoring their stores right now. */
+  get restoringTasks(): string[] {
+    return [...this.#restoring].sort();
   }
 
   /** The stores of that name in the running tasks. */
@@ -188,7 +204,11 @@ export class StreamThread {
       if (generation !== this.#generation) return;
       const task = this.#deps.createTask(taskId, partitions, byTask.size);
       try {
-        this.restoredRecords += await task.restore();
+        this.#restoring.add(taskId);
+        const started = performance.now();
+        const restored = await task.restore().finally(() => this.#restoring.delete(taskId));
+        this.restoredRecords += restored;
+        this.#deps.metrics?.restored(taskId, restored, performance.now() - started);
         if (generation !== this.#generation) {
           task.close();
           return;
@@ -219,11 +239,13 @@ export class StreamThread {
           this.#applyAssignment(partitions);
         }
         let processed = 0;
+        const started = performance.now();
         for (const task of this.#tasks.values()) processed += task.process(config.maxRecordsPerLoop);
         this.processedRecords += processed;
         this.#resumeDrained();
         const now = Date.now();
-        for (const task of this.#tasks.values()) task.punctuateWallClock(now);
+        if (processed > 0) this.#deps.metrics?.processed(processed, performance.now() - started, this.#tasks.values(), now);
+        this.#punctuate(now);
         const buffered = this.#bufferedOutput();
         if (this.#commitRequested || now - this.#lastCommit >= config.commitIntervalMs) {
           await this.#commit();
@@ -246,6 +268,13 @@ export class StreamThread {
     }
   }
 
+  #punctuate(now: number): void {
+    const started = performance.now();
+    let fired = 0;
+    for (const task of this.#tasks.values()) fired += task.punctuateWallClock(now);
+    if (fired > 0) this.#deps.metrics?.punctuated(performance.now() - started);
+  }
+
   async #commit(): Promise<void> {
     this.#commitRequested = false;
     this.#lastCommit = Date.now();
@@ -254,11 +283,15 @@ export class StreamThread {
     // A commit that hangs stalls the whole loop; say so rather than go quiet.
     const watchdog = setTimeout(() => this.#deps.logger.warn("commit still waiting after 10 s", { tasks: tasks.map((t) => t.id) }), 10_000);
     let committed: TopicPartitionOffset[];
+    const started = performance.now();
     try {
       committed = await this.#deps.committer.commit(tasks);
     } finally {
       clearTimeout(watchdog);
     }
+    this.lastCommittedAt = Date.now();
+    this.#deps.metrics?.committed(performance.now() - started);
+    for (const task of tasks) this.#deps.metrics?.taskCounters(task);
     this.#failures = 0;
     for (const o of committed) if (this.#deps.purgeable.has(o.topic)) this.#purge.set(partitionKey(o), o);
     if (this.#purge.size > 0 && this.#lastCommit - this.#lastPurge >= this.#deps.config.repartitionPurgeIntervalMs) this.#purgeRepartitionTopics();
@@ -308,6 +341,7 @@ export class StreamThread {
 
   #dropTask(task: EngineTask): void {
     this.#droppedByClosedTasks += task.metrics.dropped;
+    this.#deps.metrics?.taskCounters(task);
     task.close();
     this.#tasks.delete(task.id);
     for (const tp of task.partitions) this.#taskByPartition.delete(partitionKey(tp));

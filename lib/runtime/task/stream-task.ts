@@ -40,6 +40,8 @@ export interface StreamTaskOptions {
    * their `maxTaskIdleMs` setting (default 0).
    */
   readonly maxTaskIdleMs?: number;
+  /** Receives each record's lateness (stream time minus its timestamp, 0 when in order); set only when the record-lateness metric is recorded. */
+  readonly recordLateness?: ((latenessMs: number) => void) | null;
 }
 
 export type TaskState = "created" | "running" | "closed";
@@ -78,6 +80,7 @@ export class StreamTask {
   private readonly clock: () => number;
   private readonly maxBuffered: number;
   private readonly maxTaskIdleMs: number;
+  private readonly recordLateness: ((latenessMs: number) => void) | null;
   private readonly queues: RecordQueue[] = [];
   private readonly queueByPartition = new Map<string, RecordQueue>();
   private readonly punctuations = new PunctuationQueue();
@@ -94,6 +97,7 @@ export class StreamTask {
     this.clock = options.clock ?? Date.now;
     this.maxBuffered = options.maxBufferedRecordsPerPartition ?? 1000;
     this.maxTaskIdleMs = options.maxTaskIdleMs ?? -1;
+    this.recordLateness = options.recordLateness ?? null;
     this.graph = buildRuntimeNodes(options.subtopology, this.services(options.stores));
     for (const tp of options.partitions) this.addPartition(tp);
   }
@@ -184,6 +188,7 @@ export class StreamTask {
     if (queue === null) return false;
     const record = queue.head!;
     const raw = queue.shift();
+    if (this.recordLateness !== null) this.recordLateness(this.streamTimeMs < 0 ? 0 : Math.max(0, this.streamTimeMs - record.timestamp));
     if (record.timestamp > queue.partitionTime) queue.partitionTime = record.timestamp;
     if (record.timestamp > this.streamTimeMs) this.streamTimeMs = record.timestamp;
     this.position.input = raw;
@@ -231,6 +236,11 @@ export class StreamTask {
     return this.queues
       .filter((q) => q.committableOffset >= 0)
       .map((q) => ({ topic: q.topic, partition: q.partition, offset: q.committableOffset, partitionTime: q.partitionTime }));
+  }
+
+  /** What the newest fetch of each partition said was left on the broker (-1 while unknown): the records-lag metric. */
+  partitionLags(): Array<TopicPartition & { lag: number }> {
+    return this.queues.map((q) => ({ topic: q.topic, partition: q.partition, lag: q.lag }));
   }
 
   /** Buffer sizes for backpressure: pause fetching a `full` partition, resume it when it drains. */
