@@ -9,7 +9,7 @@ import { partitionKey, type EngineTask } from "./engine-task.ts";
 import { OutputBuffer } from "./output-buffer.ts";
 import { encodePartitionTime } from "./partition-time.ts";
 import type { StartingPosition } from "./starting-positions.ts";
-import { StreamTask } from "./task/index.ts";
+import { StreamTask, type OperatorServices } from "./task/index.ts";
 import { TaskStores } from "./task-stores.ts";
 
 export interface TaskEnvironment {
@@ -25,6 +25,8 @@ export interface TaskEnvironment {
   /** The instance's GlobalKTable stores, readable by every task. */
   globalStore(name: string): unknown;
   metrics?: StreamsMetrics;
+  /** The app's windowed-metrics registry and logger, for its processors. */
+  operators?: OperatorServices;
 }
 
 /** A running task as the stream thread sees it: the processing core plus its Kafka-facing buffers. */
@@ -84,6 +86,7 @@ class ActiveTask implements EngineTask {
       maxBufferedRecordsPerPartition: config.maxBufferedRecordsPerPartition,
       maxTaskIdleMs: config.maxTaskIdleMs,
       recordLateness: environment.metrics?.latenessObserver(taskId) ?? null,
+      operators: environment.operators ?? {},
     });
     for (const name of stores?.names() ?? []) {
       const metrics = (stores!.get(name) as { metrics?: unknown }).metrics;

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { ConfigError } from "../errors/index.ts";
+import { WindowedMetrics, type WindowedMetricsRegistry } from "../processor/index.ts";
 import { addStatusRoutes, HttpServer, PrometheusMetrics, StreamsMetrics, type InstanceStatus, type Router } from "../observability/index.ts";
 import type { ResolvedConfig } from "./config.ts";
 import type { StreamThread } from "./stream-thread.ts";
@@ -21,6 +22,8 @@ export class AppObservability {
   readonly metrics: StreamsMetrics;
   /** Kafka Streams' process id: tells instances of one application apart in /status. */
   readonly instanceId = randomUUID();
+  /** The windowed operators' counters of this app (WindowedMetrics.forTask reads them until close). */
+  readonly windowedMetrics: WindowedMetricsRegistry;
   readonly #config: ResolvedConfig;
   readonly #view: AppView;
   readonly #prometheus: PrometheusMetrics | null;
@@ -31,6 +34,7 @@ export class AppObservability {
     this.#view = view;
     this.#prometheus = config.httpPort > 0 ? new PrometheusMetrics() : null;
     this.#server = config.httpPort > 0 ? new HttpServer() : null;
+    this.windowedMetrics = WindowedMetrics.open(config.applicationId);
     this.metrics = new StreamsMetrics({
       applicationId: config.applicationId,
       clientId: config.clientId,
@@ -95,6 +99,7 @@ export class AppObservability {
   /** Stops reporting and frees the port. */
   async close(): Promise<void> {
     this.metrics.close();
+    WindowedMetrics.release(this.windowedMetrics);
     await this.#server?.close();
     await this.#prometheus?.shutdown();
   }

@@ -2,7 +2,6 @@ import { ConfigError, FatalError, RetriableError, resolveExceptionHandlers, type
 import { createKafkaClient, type GroupConsumer, type KafkaAdmin, type KafkaClient, type TopicPartition } from "../kafka/index.ts";
 import { consoleLogger, type InstanceStatus, type Logger, type Router } from "../observability/index.ts";
 import { CompositeReadOnlyKeyValueStore, StateDirectory, type ReadOnlyKeyValueStore } from "../state/index.ts";
-import { setSkippedRecordLogger } from "../processor/index.ts";
 import type { Topology } from "../topology/index.ts";
 import { AppObservability } from "./app-observability.ts";
 import { TaskAssignor } from "./assignor.ts";
@@ -57,7 +56,6 @@ export class StreamsApp {
     this.#topology = topology;
     this.#config = resolveConfig(config);
     this.#logger = config.logger ?? consoleLogger(`sluice.${this.#config.applicationId}`);
-    setSkippedRecordLogger(this.#logger);
     this.#observability = new AppObservability(this.#config, { state: () => this.state, thread: () => this.#thread, error: () => this.#error });
     this.#lifecycle.onChange((next, previous) => this.#observability.metrics.stateChanged(previous, next));
     this.#stopped = new Promise<void>((resolve, reject) => {
@@ -269,6 +267,7 @@ export class StreamsApp {
       globalStore: (name) => this.#global?.get(name),
       client,
       metrics: this.#observability.metrics,
+      operators: { windowedMetrics: this.#observability.windowedMetrics, skippedRecordLogger: this.#logger },
     };
     const thread = (this.#thread = new StreamThread({
       config,

@@ -1,5 +1,5 @@
 import { ConfigError, type ExceptionHandlerConfig } from "../errors/index.ts";
-import type { Headers } from "../processor/index.ts";
+import { WindowedMetrics, type Headers, type WindowedMetricsRegistry } from "../processor/index.ts";
 import type { Serde } from "../serdes/index.ts";
 import { patternSource, type StoreSpec, type Topology } from "../topology/index.ts";
 import { StreamTask, taskIdOf, type RecordCollector, type TaskStores } from "../runtime/index.ts";
@@ -97,10 +97,12 @@ export class TopologyTestDriver {
   private readonly port: DriverPort;
   private closed = false;
   private readonly metrics: StreamsMetrics | null;
+  private readonly windowedMetrics: WindowedMetricsRegistry;
   private readonly counters: Array<TaskCounters & { lastRecordTimestamp(): number }> = [];
 
   constructor(topology: Topology, options: TopologyTestDriverOptions = {}) {
     this.applicationId = options.applicationId ?? "test-app";
+    this.windowedMetrics = WindowedMetrics.open(this.applicationId);
     this.metrics = options.meterProvider
       ? new StreamsMetrics({ applicationId: this.applicationId, clientId: this.applicationId, level: options.metricsRecordingLevel ?? "INFO", meterProvider: options.meterProvider })
       : null;
@@ -148,6 +150,7 @@ export class TopologyTestDriver {
         clock: () => this.wallClockMs,
         maxTaskIdleMs: options.maxTaskIdleMs ?? 0,
         recordLateness: this.metrics?.latenessObserver(taskId) ?? null,
+        operators: { windowedMetrics: this.windowedMetrics },
       });
       this.counters.push({ id: taskId, metrics: task.metrics, lastRecordTimestamp: () => task.currentRecordTimestamp() });
       for (const topic of sub.sourceTopics(this.applicationId)) task.recordLag(topic, 0, 0);
@@ -274,6 +277,7 @@ export class TopologyTestDriver {
   }
 
   private closeStores(): void {
+    WindowedMetrics.release(this.windowedMetrics);
     this.stateDir?.close();
   }
 

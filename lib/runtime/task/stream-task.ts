@@ -10,7 +10,7 @@ import { refuseAsync, type Cancellable, type PunctuationType, type Punctuator } 
 import type { SubTopology } from "../../topology/index.ts";
 import type { RawRecord, RecordCollector, StoreProvider, TopicPartition } from "./contracts.ts";
 import { buildRuntimeNodes, type TaskGraph } from "./graph.ts";
-import { NodeFailure, type ProcessingPosition, type TaskServices } from "./nodes.ts";
+import { NodeFailure, type OperatorServices, type ProcessingPosition, type TaskServices } from "./nodes.ts";
 import { PunctuationQueue } from "./punctuation.ts";
 import { RecordQueue } from "./record-queue.ts";
 import { prepareHead } from "./source-reader.ts";
@@ -42,6 +42,8 @@ export interface StreamTaskOptions {
   readonly maxTaskIdleMs?: number;
   /** Receives each record's lateness (stream time minus its timestamp, 0 when in order); set only when the record-lateness metric is recorded. */
   readonly recordLateness?: ((latenessMs: number) => void) | null;
+  /** The app's windowed-metrics registry and logger for its processors. Default: none (process-wide fallbacks). */
+  readonly operators?: OperatorServices;
 }
 
 export type TaskState = "created" | "running" | "closed";
@@ -98,7 +100,7 @@ export class StreamTask {
     this.maxBuffered = options.maxBufferedRecordsPerPartition ?? 1000;
     this.maxTaskIdleMs = options.maxTaskIdleMs ?? -1;
     this.recordLateness = options.recordLateness ?? null;
-    this.graph = buildRuntimeNodes(options.subtopology, this.services(options.stores));
+    this.graph = buildRuntimeNodes(options.subtopology, this.services(options.stores, options.operators ?? {}));
     for (const tp of options.partitions) this.addPartition(tp);
   }
 
@@ -325,7 +327,7 @@ export class StreamTask {
     this.metrics.dropped++;
   }
 
-  private services(stores: StoreProvider): TaskServices {
+  private services(stores: StoreProvider, operators: OperatorServices): TaskServices {
     return {
       taskId: this.taskId,
       applicationId: this.applicationId,
@@ -348,6 +350,7 @@ export class StreamTask {
         return store;
       },
       countDropped: () => this.metrics.dropped++,
+      operators,
     };
   }
 

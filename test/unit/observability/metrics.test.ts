@@ -3,8 +3,8 @@ import { join } from "node:path";
 import { MeterProvider } from "@opentelemetry/sdk-metrics";
 import { afterEach, describe, expect, it } from "vitest";
 import { Consumed, Materialized, Produced, Serdes, StreamsBuilder, type MetricsRecordingLevel } from "../../../lib/index.ts";
-import { METRICS, recordsAt, silentLogger, storeLatencyMetric, storeOperationMetrics } from "../../../lib/observability/index.ts";
-import { setSkippedRecordLogger } from "../../../lib/processor/index.ts";
+import { METRICS, StreamsMetrics, recordsAt, silentLogger, storeLatencyMetric, storeOperationMetrics } from "../../../lib/observability/index.ts";
+import { TimeWindows, WindowedMetrics, setSkippedRecordLogger } from "../../../lib/processor/index.ts";
 import { StoreMetrics } from "../../../lib/state/index.ts";
 import { TopologyTestDriver } from "../../../lib/testing/index.ts";
 import { CollectingReader } from "../../integration/observability/http-support.ts";
@@ -74,6 +74,31 @@ describe("metrics through the TopologyTestDriver", () => {
   });
 });
 
+describe("an app's gauges", () => {
+  it("are read from the app at each collection, and no longer once closed", async () => {
+    const reader = new CollectingReader();
+    const metrics = new StreamsMetrics({ applicationId: "gauges", clientId: "gauges-1", level: "INFO", meterProvider: new MeterProvider({ readers: [reader] }) });
+    let reads = 0;
+    metrics.observe({
+      state: () => (reads++, "RUNNING"),
+      threadAlive: () => true,
+      activeTasks: () => 3,
+      restoringTasks: () => 1,
+      partitionLags: () => [{ taskId: "0_1", topic: "t", partition: 1, lag: 42 }],
+      suppressionBuffers: () => [],
+    });
+    expect(await reader.value(METRICS.clientState.name, { state: "RUNNING" })).toBe(1);
+    expect(await reader.value(METRICS.clientState.name, { state: "ERROR" })).toBe(0);
+    expect(await reader.value(METRICS.activeTasks.name)).toBe(3);
+    expect(await reader.value(METRICS.restoringTasks.name)).toBe(1);
+    expect(await reader.value(METRICS.recordsLag.name, { topic: "t", partition: 1, "task.id": "0_1" })).toBe(42);
+    expect(reads).toBe(5);
+    metrics.close();
+    await reader.collect();
+    expect(reads).toBe(5);
+  });
+});
+
 describe("store call timing", () => {
   it("reads no clock until observed, then hands every call to the observer", () => {
     const metrics = new StoreMetrics("s");
@@ -110,5 +135,34 @@ describe("docs/observability.md", () => {
       expect(row).toContain(`| ${d.level} |`);
     }
     expect(rows).toHaveLength(definitions.length);
+  });
+});
+
+describe("windowed operators' counters", () => {
+  it("belong to their driver (or app) and leave with it on close", () => {
+    const build = () => {
+      const b = new StreamsBuilder();
+      b.stream("in", Consumed.with(Serdes.string(), Serdes.string()))
+        .groupByKey()
+        .windowedBy(TimeWindows.ofSizeAndGrace(1000, 0))
+        .count()
+        .toStream()
+        .to("out");
+      return new TopologyTestDriver(b.build(), { applicationId: "late-owner" });
+    };
+    const first = build();
+    const second = build();
+    const pipe = (d: TopologyTestDriver, late: number) => {
+      const input = d.createInputTopic("in", Serdes.string(), Serdes.string());
+      input.pipeInput("k", "v", 5000);
+      for (let i = 0; i < late; i++) input.pipeInput("k", "v", 100); // window [0, 1000) closed at 1000
+    };
+    pipe(first, 2);
+    pipe(second, 3);
+    expect(WindowedMetrics.forTask("late-owner", "0_0").lateRecords).toBe(5);
+    first.close();
+    expect(WindowedMetrics.forTask("late-owner", "0_0").lateRecords).toBe(3);
+    second.close();
+    expect(WindowedMetrics.forTask("late-owner", "0_0").lateRecords).toBe(0);
   });
 });
