@@ -5,3 +5,4 @@ export { HttpServer } from "./http/http-server.ts";
 export { Router, json, type RouteHandler } from "./http/router.ts";
 export { addStatusRoutes, type InstanceStatus } from "./http/status-routes.ts";
 export type { MeterProvider } from "@opentelemetry/api";
+export { StreamsTracing, TaskTracing, type TracedInput, type TracerProvider } from "./tracing/index.ts";

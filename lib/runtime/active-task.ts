@@ -1,7 +1,7 @@
 import { FatalError, type ExceptionHandlerConfig } from "../errors/index.ts";
 import type { FetchedRecord, KafkaClient, TopicPartition, TopicPartitionOffset } from "../kafka/index.ts";
 import { StoreMetrics, type StateDirectory } from "../state/index.ts";
-import type { Logger, StreamsMetrics } from "../observability/index.ts";
+import type { Logger, StreamsMetrics, StreamsTracing } from "../observability/index.ts";
 import { FinalResultBuffer } from "../processor/index.ts";
 import type { Topology } from "../topology/index.ts";
 import type { ResolvedConfig } from "./config.ts";
@@ -24,6 +24,8 @@ export interface TaskEnvironment {
   exceptionHandlers: ExceptionHandlerConfig;
   /** The instance's GlobalKTable stores, readable by every task. */
   globalStore(name: string): unknown;
+  /** Batch spans: each task reports the records it processes. */
+  tracing?: StreamsTracing;
   metrics?: StreamsMetrics;
   /** The app's windowed-metrics registry and logger, for its processors. */
   operators?: OperatorServices;
@@ -85,6 +87,7 @@ class ActiveTask implements EngineTask {
       exceptionHandlers: environment.exceptionHandlers,
       maxBufferedRecordsPerPartition: config.maxBufferedRecordsPerPartition,
       maxTaskIdleMs: config.maxTaskIdleMs,
+      ...(environment.tracing ? { onInput: environment.tracing.task(taskId).observe } : {}),
       recordLateness: environment.metrics?.latenessObserver(taskId) ?? null,
       operators: environment.operators ?? {},
     });

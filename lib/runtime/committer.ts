@@ -1,6 +1,6 @@
 import type { ExceptionHandler } from "../errors/index.ts";
 import type { GroupConsumer, KafkaClient, KafkaProducer, OutgoingRecord, TopicPartitionOffset } from "../kafka/index.ts";
-import type { Logger } from "../observability/index.ts";
+import type { Logger, StreamsTracing } from "../observability/index.ts";
 import type { EngineTask } from "./engine-task.ts";
 import { TaskTransaction } from "./eos/task-transaction.ts";
 import { faultPoint } from "./fault-points.ts";
@@ -26,11 +26,13 @@ export class AtLeastOnceCommitter implements Committer {
   readonly #producer: KafkaProducer;
   readonly #consumer: GroupConsumer;
   readonly #productionHandler: ExceptionHandler;
+  readonly #tracing: StreamsTracing | undefined;
 
-  constructor(producer: KafkaProducer, consumer: GroupConsumer, productionHandler: ExceptionHandler) {
+  constructor(producer: KafkaProducer, consumer: GroupConsumer, productionHandler: ExceptionHandler, tracing?: StreamsTracing) {
     this.#producer = producer;
     this.#consumer = consumer;
     this.#productionHandler = productionHandler;
+    this.#tracing = tracing;
   }
 
   async prepare(): Promise<void> {}
@@ -44,7 +46,14 @@ export class AtLeastOnceCommitter implements Committer {
     return true;
   }
 
+  // One span for the whole commit: the offsets of all tasks go in one request.
   async commit(tasks: EngineTask[]): Promise<TopicPartitionOffset[]> {
+    if (!this.#tracing) return this.#commit(tasks);
+    const records = tasks.reduce((sum, t) => sum + t.output.size, 0);
+    return this.#tracing.commit(tasks.map((t) => t.id), records, () => this.#commit(tasks));
+  }
+
+  async #commit(tasks: EngineTask[]): Promise<TopicPartitionOffset[]> {
     await this.flushOutput(tasks);
     faultPoint("alos.after-flush");
     const offsets = tasks.map((t) => t.committableOffsets());
@@ -70,12 +79,14 @@ export class ExactlyOnceCommitter implements Committer {
   readonly #transactionTimeoutMs: number;
   readonly #logger: Logger;
   readonly #transactions = new Map<string, TaskTransaction>();
+  readonly #tracing: StreamsTracing | undefined;
 
-  constructor(client: KafkaClient, groupId: string, transactionTimeoutMs: number, logger: Logger) {
+  constructor(client: KafkaClient, groupId: string, transactionTimeoutMs: number, logger: Logger, tracing?: StreamsTracing) {
     this.#client = client;
     this.#groupId = groupId;
     this.#transactionTimeoutMs = transactionTimeoutMs;
     this.#logger = logger;
+    this.#tracing = tracing;
   }
 
   get abortedTransactions(): number {
@@ -118,7 +129,9 @@ export class ExactlyOnceCommitter implements Committer {
     const transaction = this.#transactions.get(task.id);
     if (!transaction) throw new Error(`task ${task.id} was not prepared for exactly-once`);
     try {
-      const written = await transaction.commit(this.#groupId, records, offsets);
+      const commit = () => transaction.commit(this.#groupId, records, offsets);
+      // One span per task: each task commits its own transaction.
+      const written = await (this.#tracing ? this.#tracing.commit([task.id], records.length, commit) : commit());
       faultPoint("eos.after-kafka-commit");
       task.outputFlushed(written);
       task.offsetsCommitted(offsets);

@@ -2,7 +2,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ConfigError, type ExceptionHandlerConfig } from "../errors/index.ts";
 import { checkConnection, type KafkaConnection } from "../kafka/index.ts";
-import type { Logger, MeterProvider, MetricsRecordingLevel } from "../observability/index.ts";
+import type { Logger, MeterProvider, MetricsRecordingLevel, TracerProvider } from "../observability/index.ts";
 
 export type ProcessingGuarantee = "at_least_once" | "exactly_once";
 
@@ -88,13 +88,20 @@ export interface StreamsConfig {
   metricsRecordingLevel?: MetricsRecordingLevel;
   /** Where metrics go. Default: the global MeterProvider of @opentelemetry/api. */
   meterProvider?: MeterProvider;
+  /**
+   * Where spans go: one per task per processed batch and one per commit, linking to the
+   * trace context (`traceparent`) of the input records (docs/observability.md, Tracing).
+   * Default: the global TracerProvider of @opentelemetry/api, a no-op until one is registered.
+   */
+  tracerProvider?: TracerProvider;
 }
 
 export type ResolvedConfig = Required<
-  Omit<StreamsConfig, "ssl" | "sasl" | "logger" | "bootstrapServers" | "exceptionHandlers" | "uncaughtExceptionHandler" | "applicationServer" | "meterProvider">
+  Omit<StreamsConfig, "ssl" | "sasl" | "logger" | "bootstrapServers" | "exceptionHandlers" | "uncaughtExceptionHandler" | "applicationServer" | "meterProvider" | "tracerProvider">
 > & {
   applicationServer: string | null;
   meterProvider?: MeterProvider;
+  tracerProvider?: TracerProvider;
   bootstrapServers: string[];
   exceptionHandlers: ExceptionHandlerConfig;
   uncaughtExceptionHandler: UncaughtExceptionHandler | null;
@@ -141,6 +148,12 @@ export function resolveConfig(config: StreamsConfig): ResolvedConfig {
     metricsRecordingLevel: config.metricsRecordingLevel ?? "INFO",
   };
   if (config.meterProvider !== undefined) resolved.meterProvider = config.meterProvider;
+  if (config.tracerProvider !== undefined) {
+    if (typeof config.tracerProvider?.getTracer !== "function") {
+      throw new ConfigError("tracerProvider must be an OpenTelemetry TracerProvider (an object with getTracer()), e.g. new TracerProvider({ spanProcessors: [...] }) from @opentelemetry/sdk-trace");
+    }
+    resolved.tracerProvider = config.tracerProvider;
+  }
   resolveHttp(resolved);
   if (resolved.uncaughtExceptionHandler !== null && typeof resolved.uncaughtExceptionHandler !== "function") {
     throw new ConfigError('uncaughtExceptionHandler must be a function (error) => "EXIT_PROCESS" | "SHUTDOWN_CLIENT"');

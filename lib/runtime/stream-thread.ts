@@ -1,7 +1,7 @@
 import { setImmediate as yieldToEventLoop } from "node:timers/promises";
 import { SluiceError } from "../errors/index.ts";
 import type { FetchedRecord, GroupConsumer, KafkaAdmin, TopicPartition, TopicPartitionOffset } from "../kafka/index.ts";
-import type { Logger, StreamsMetrics } from "../observability/index.ts";
+import type { Logger, StreamsMetrics, StreamsTracing } from "../observability/index.ts";
 import type { Committer } from "./committer.ts";
 import { partitionKey, type EngineTask } from "./engine-task.ts";
 import type { ResolvedConfig } from "./config.ts";
@@ -13,6 +13,8 @@ export interface ThreadDeps {
   consumer: GroupConsumer;
   committer: Committer;
   logger: Logger;
+  /** One "process" span per task per batch. */
+  tracing?: StreamsTracing;
   metrics?: StreamsMetrics;
   /** The task that reads this partition, e.g. "0_3". */
   taskIdOf(tp: TopicPartition): string;
@@ -39,6 +41,8 @@ export class StreamThread {
   readonly #paused = new Set<string>();
   #generation = 0;
   #pendingAssignment: TopicPartition[] | null = null;
+  /** Whether the pending assignment is a rebalance's, or the same partitions again after a failure. */
+  #pendingIsRebuild = false;
   #assignment: TopicPartition[] = [];
   readonly #prepared = new Set<string>();
   #preparing: Promise<void> = Promise.resolve();
@@ -74,12 +78,13 @@ export class StreamThread {
     this.#deps.consumer.pause(partitions);
     for (const tp of partitions) this.#paused.add(partitionKey(tp));
     this.#pendingAssignment = partitions;
+    this.#pendingIsRebuild = false;
     this.#deps.metrics?.rebalanced();
     this.#assignment = partitions;
     this.#wake?.();
   }
 
-  #applyAssignment(partitions: TopicPartition[]): void {
+  #applyAssignment(partitions: TopicPartition[], rebuild: boolean): void {
     const generation = ++this.#generation;
     this.#deps.consumer.pause(partitions);
     for (const tp of partitions) this.#paused.add(partitionKey(tp));
@@ -89,7 +94,8 @@ export class StreamThread {
       const id = this.#deps.taskIdOf(tp);
       byTask.set(id, [...(byTask.get(id) ?? []), tp]);
     }
-    this.#deps.logger.info("partitions assigned", { tasks: [...byTask.keys()].sort(), partitions: partitions.length });
+    const message = rebuild ? "tasks rebuilt from their last committed offsets (same assignment)" : "partitions assigned";
+    this.#deps.logger.info(message, { tasks: [...byTask.keys()].sort(), partitions: partitions.length });
     const released = [...this.#prepared].filter((id) => !byTask.has(id));
     this.#preparing = this.#preparing
       .then(async () => {
@@ -114,9 +120,16 @@ export class StreamThread {
     this.#deps.logger.warn(`${during} failed; tasks restart from their last committed offsets`, { error: (error as Error).message });
     setTimeout(() => {
       if (!this.#running) return;
-      this.#pendingAssignment ??= this.#assignment;
+      this.#rebuildTasks();
       this.#wake?.();
     }, this.#retryDelay()).unref();
+  }
+
+  // A rebalance's assignment already pending rebuilds everything anyway.
+  #rebuildTasks(): void {
+    if (this.#pendingAssignment) return;
+    this.#pendingAssignment = this.#assignment;
+    this.#pendingIsRebuild = true;
   }
 
   #retryDelay(): number {
@@ -236,11 +249,11 @@ export class StreamThread {
         if (this.#pendingAssignment) {
           const partitions = this.#pendingAssignment;
           this.#pendingAssignment = null;
-          this.#applyAssignment(partitions);
+          this.#applyAssignment(partitions, this.#pendingIsRebuild);
         }
         let processed = 0;
         const started = performance.now();
-        for (const task of this.#tasks.values()) processed += task.process(config.maxRecordsPerLoop);
+        for (const task of this.#tasks.values()) processed += this.#processBatch(task, config.maxRecordsPerLoop);
         this.processedRecords += processed;
         this.#resumeDrained();
         const now = Date.now();
@@ -258,7 +271,7 @@ export class StreamThread {
         if (error instanceof SluiceError && error.action !== "fatal") {
           logger.warn("commit failed; tasks restart from their last committed offsets", { error: error.message, action: error.action });
           for (const task of this.#tasks.values()) task.rewind();
-          this.#pendingAssignment ??= this.#assignment;
+          this.#rebuildTasks();
           await new Promise((r) => setTimeout(r, this.#retryDelay()));
           continue;
         }
@@ -266,6 +279,15 @@ export class StreamThread {
         return;
       }
     }
+  }
+
+  #processBatch(task: EngineTask, max: number): number {
+    const tracing = this.#deps.tracing?.task(task.id);
+    if (!tracing) return task.process(max);
+    tracing.beginBatch();
+    const processed = task.process(max);
+    tracing.endBatch(processed, task.partitions);
+    return processed;
   }
 
   #punctuate(now: number): void {

@@ -1,6 +1,6 @@
 import { ConfigError, FatalError, RetriableError, resolveExceptionHandlers, type ExceptionHandlerConfig } from "../errors/index.ts";
 import { createKafkaClient, type GroupConsumer, type KafkaAdmin, type KafkaClient, type TopicPartition } from "../kafka/index.ts";
-import { consoleLogger, type InstanceStatus, type Logger, type Router } from "../observability/index.ts";
+import { consoleLogger, StreamsTracing, type InstanceStatus, type Logger, type Router } from "../observability/index.ts";
 import { CompositeReadOnlyKeyValueStore, StateDirectory, type ReadOnlyKeyValueStore } from "../state/index.ts";
 import type { Topology } from "../topology/index.ts";
 import { AppObservability } from "./app-observability.ts";
@@ -249,13 +249,14 @@ export class StreamsApp {
       heartbeatIntervalMs: config.heartbeatIntervalMs,
       assignor,
     }));
+    const tracing = new StreamsTracing({ tracerProvider: config.tracerProvider, groupId: config.applicationId });
     let committer: Committer;
     if (exactlyOnce) {
-      committer = new ExactlyOnceCommitter(client, config.applicationId, config.transactionTimeoutMs, this.#logger);
+      committer = new ExactlyOnceCommitter(client, config.applicationId, config.transactionTimeoutMs, this.#logger, tracing);
     } else {
       const producer = client.producer({ idempotent: true });
       await producer.connect();
-      committer = new AtLeastOnceCommitter(producer, consumer, resolveExceptionHandlers(this.#handlerConfig()).production);
+      committer = new AtLeastOnceCommitter(producer, consumer, resolveExceptionHandlers(this.#handlerConfig()).production, tracing);
     }
     const environment: TaskEnvironment = {
       exceptionHandlers: this.#handlerConfig(),
@@ -266,6 +267,7 @@ export class StreamsApp {
       stateDirectory: this.#stateDirectory!,
       globalStore: (name) => this.#global?.get(name),
       client,
+      tracing,
       metrics: this.#observability.metrics,
       operators: { windowedMetrics: this.#observability.windowedMetrics, skippedRecordLogger: this.#logger },
     };
@@ -275,6 +277,7 @@ export class StreamsApp {
       consumer,
       committer,
       logger: this.#logger,
+      tracing,
       metrics: this.#observability.metrics,
       taskIdOf: (tp) => this.#taskIdOf(tp),
       createTask: (taskId, partitions, taskCount) => createActiveTask(environment, taskId, partitions, taskCount),
@@ -296,7 +299,9 @@ export class StreamsApp {
       onRecords: (topic, partition, records, end) => thread.onRecords(topic, partition, records, end),
       onPosition: (topic, partition, nextOffset, end) => thread.onPosition(topic, partition, nextOffset, end),
       onCrash: (error, willRestart) => {
-        if (willRestart) this.#logger.warn("consumer failed; it restarts by itself", { error: error.message });
+        // The client restarts only after a retriable answer (a coordinator still loading, a
+        // broker gone for a moment); lasting trouble shows as failed commits, which warn.
+        if (willRestart) this.#logger.info("consumer failed on a retriable error; it restarts by itself", { error: error.message });
         else this.#enterError(new FatalError(`the consumer stopped: ${error.message}`, { cause: error }));
       },
     });

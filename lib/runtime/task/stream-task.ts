@@ -40,6 +40,8 @@ export interface StreamTaskOptions {
    * their `maxTaskIdleMs` setting (default 0).
    */
   readonly maxTaskIdleMs?: number;
+  /** Sees every input record as it is processed (tracing: the batch span links to its trace context). */
+  readonly onInput?: (record: RawRecord) => void;
   /** Receives each record's lateness (stream time minus its timestamp, 0 when in order); set only when the record-lateness metric is recorded. */
   readonly recordLateness?: ((latenessMs: number) => void) | null;
   /** The app's windowed-metrics registry and logger for its processors. Default: none (process-wide fallbacks). */
@@ -82,6 +84,7 @@ export class StreamTask {
   private readonly clock: () => number;
   private readonly maxBuffered: number;
   private readonly maxTaskIdleMs: number;
+  private readonly onInput: ((record: RawRecord) => void) | undefined;
   private readonly recordLateness: ((latenessMs: number) => void) | null;
   private readonly queues: RecordQueue[] = [];
   private readonly queueByPartition = new Map<string, RecordQueue>();
@@ -99,6 +102,7 @@ export class StreamTask {
     this.clock = options.clock ?? Date.now;
     this.maxBuffered = options.maxBufferedRecordsPerPartition ?? 1000;
     this.maxTaskIdleMs = options.maxTaskIdleMs ?? -1;
+    this.onInput = options.onInput;
     this.recordLateness = options.recordLateness ?? null;
     this.graph = buildRuntimeNodes(options.subtopology, this.services(options.stores, options.operators ?? {}));
     for (const tp of options.partitions) this.addPartition(tp);
@@ -195,6 +199,7 @@ export class StreamTask {
     if (record.timestamp > this.streamTimeMs) this.streamTimeMs = record.timestamp;
     this.position.input = raw;
     this.position.timestamp = record.timestamp;
+    this.onInput?.(raw);
     try {
       queue.source.process(record);
     } catch (error) {
