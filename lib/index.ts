@@ -135,7 +135,7 @@ export {
 export type { LogLevel, Logger } from "./observability/index.ts";
 
 // Metrics (OpenTelemetry) and the instance's HTTP server: see docs/observability.md
-export { METRICS, json, type InstanceStatus, type MeterProvider, type MetricDefinition, type MetricsRecordingLevel, type RouteHandler, type Router } from "./observability/index.ts";
+export { METRICS, json, type InstanceStatus, type MetricDefinition, type MetricKind, type MetricsRecordingLevel, type RouteHandler, type Router } from "./observability/index.ts";
 
 // Consumer-group lag (what an autoscaler reads; services/autoscaler)
 export { readGroupLag, type GroupLag, type GroupLagConnection, type PartitionLag } from "./kafka/index.ts";
