@@ -27,6 +27,8 @@ export class AtLeastOnceCommitter implements Committer {
   readonly #consumer: GroupConsumer;
   readonly #productionHandler: ExceptionHandler;
   readonly #tracing: StreamsTracing | undefined;
+  // Records handed to the producer so far: what a commit span reports it sent.
+  #sentRecords = 0;
 
   constructor(producer: KafkaProducer, consumer: GroupConsumer, productionHandler: ExceptionHandler, tracing?: StreamsTracing) {
     this.#producer = producer;
@@ -41,6 +43,7 @@ export class AtLeastOnceCommitter implements Committer {
     for (const task of tasks) {
       task.prepareCommit();
       const records = task.output.drain();
+      this.#sentRecords += records.length;
       task.outputFlushed(await sendWithProductionHandler(this.#producer, task.id, records, this.#productionHandler));
     }
     return true;
@@ -49,8 +52,8 @@ export class AtLeastOnceCommitter implements Committer {
   // One span for the whole commit: the offsets of all tasks go in one request.
   async commit(tasks: EngineTask[]): Promise<TopicPartitionOffset[]> {
     if (!this.#tracing) return this.#commit(tasks);
-    const records = tasks.reduce((sum, t) => sum + t.output.size, 0);
-    return this.#tracing.commit(tasks.map((t) => t.id), records, () => this.#commit(tasks));
+    const before = this.#sentRecords;
+    return this.#tracing.commit(tasks.map((t) => t.id), () => this.#commit(tasks), () => this.#sentRecords - before);
   }
 
   async #commit(tasks: EngineTask[]): Promise<TopicPartitionOffset[]> {
@@ -131,7 +134,7 @@ export class ExactlyOnceCommitter implements Committer {
     try {
       const commit = () => transaction.commit(this.#groupId, records, offsets);
       // One span per task: each task commits its own transaction.
-      const written = await (this.#tracing ? this.#tracing.commit([task.id], records.length, commit) : commit());
+      const written = await (this.#tracing ? this.#tracing.commit([task.id], commit, () => records.length) : commit());
       faultPoint("eos.after-kafka-commit");
       task.outputFlushed(written);
       task.offsetsCommitted(offsets);

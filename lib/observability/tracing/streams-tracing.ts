@@ -54,15 +54,15 @@ export class StreamsTracing {
   }
 
   /**
-   * Runs one commit of these tasks in a "commit" span. `records` is the output it sends
-   * (sink, repartition, changelog and dead-letter records).
+   * Runs one commit of these tasks in a "commit" span. `sent` tells, once the work is done,
+   * how many records it sent (sink, repartition, changelog and dead-letter records).
    */
-  async commit<T>(taskIds: readonly string[], records: number, work: () => Promise<T>): Promise<T> {
+  async commit<T>(taskIds: readonly string[], work: () => Promise<T>, sent: () => number): Promise<T> {
     const links: Link[] = [];
     for (const id of taskIds) this.#tasks.get(id)?.takeBatches(links);
     const span = this.#tracer.startSpan(taskIds.length === 1 ? `commit ${taskIds[0]}` : "commit", { kind: SpanKind.PRODUCER });
     if (span.isRecording()) {
-      span.setAttributes({ [SYSTEM]: "kafka", [OPERATION_TYPE]: "send", [OPERATION_NAME]: "commit", [GROUP]: this.#groupId, [MESSAGE_COUNT]: records });
+      span.setAttributes({ [SYSTEM]: "kafka", [OPERATION_TYPE]: "send", [OPERATION_NAME]: "commit", [GROUP]: this.#groupId });
       if (taskIds.length === 1) span.setAttribute(TASK, taskIds[0]!);
       span.addLinks(links.slice(0, MAX_LINKS));
     }
@@ -72,6 +72,7 @@ export class StreamsTracing {
       failed(span, error);
       throw error;
     } finally {
+      if (span.isRecording()) span.setAttribute(MESSAGE_COUNT, sent());
       span.end();
     }
   }

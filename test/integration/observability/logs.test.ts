@@ -4,10 +4,12 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { Consumed, Materialized, Produced, StreamsBuilder } from "../../../lib/dsl/index.ts";
 import type { LogLevel, Logger } from "../../../lib/observability/index.ts";
+import { RetriableError } from "../../../lib/errors/index.ts";
+import { TaskTransaction } from "../../../lib/runtime/eos/task-transaction.ts";
 import { StreamsApp } from "../../../lib/runtime/index.ts";
 import { Serdes } from "../../../lib/serdes/index.ts";
 import { TestKafka } from "../../../lib/testing/test-kafka.ts";
-import { bootstrap, readTopic, uniqueName, waitFor } from "../support.ts";
+import { bootstrap, readTopic, testClient, uniqueName, waitFor } from "../support.ts";
 
 interface Line {
   level: LogLevel;
@@ -76,5 +78,30 @@ describe("log levels of a healthy exactly-once run (real broker)", () => {
     // ... and nothing an on-call engineer would have to look at.
     const alarming = lines.filter((l) => l.level === "warn" || l.level === "error").map((l) => `${l.level}: ${l.message} ${JSON.stringify(l.fields ?? {})}`);
     expect(alarming).toEqual([]);
+  });
+
+  it("a send refused before commit is logged and thrown as an aborted transaction, not an unknown outcome", async () => {
+    const topic = uniqueName("logs-abort");
+    const input = uniqueName("logs-abort-in");
+    await kafka.createTopics([{ name: topic, partitions: 1 }, { name: input, partitions: 1 }]);
+    const lines: Line[] = [];
+    const applicationId = uniqueName("logs-abort");
+    const transaction = new TaskTransaction(testClient(), { applicationId, taskId: "0_0", transactionTimeoutMs: 10_000, logger: capturingLogger(lines) });
+    await transaction.init();
+    try {
+      // Larger than the broker's message.max.bytes (1 MiB by default): refused for good.
+      const tooLarge = { topic, partition: 0, key: null, value: Buffer.alloc(3 * 1024 * 1024) };
+      const failure = await transaction.commit(applicationId, [tooLarge], [{ topic: input, partition: 0, offset: 1 }]).catch((e: unknown) => e);
+      expect(failure).toBeInstanceOf(RetriableError);
+      expect((failure as Error).message).toMatch(/aborted before commit/);
+      const warnings = lines.filter((l) => l.level === "warn").map((l) => l.message);
+      expect(warnings).toEqual([expect.stringMatching(/^transaction aborted/)]);
+      expect(lines.some((l) => /outcome unknown/.test(l.message))).toBe(false);
+      // The rebuilt producer commits the next cycle; the refused one left nothing behind.
+      await transaction.commit(applicationId, [{ topic, partition: 0, key: null, value: Buffer.from("next") }], [{ topic: input, partition: 0, offset: 1 }]);
+    } finally {
+      await transaction.close();
+    }
+    expect((await readTopic(topic)).map((r) => r.value?.toString())).toEqual(["next"]);
   });
 });

@@ -114,8 +114,9 @@ describe("batch and commit spans", () => {
       task.beginBatch();
       task.endBatch(1, [{ topic: "t", partition: 0 }]);
     }
-    expect(await tracing.commit(["1_0"], 5, async () => "done")).toBe("done");
-    await expect(tracing.commit(["1_0"], 0, async () => Promise.reject(new RangeError("boom")))).rejects.toThrow("boom");
+    let sent = 0;
+    expect(await tracing.commit(["1_0"], async () => ((sent = 5), "done"), () => sent)).toBe("done");
+    await expect(tracing.commit(["1_0"], async () => Promise.reject(new RangeError("boom")), () => 0)).rejects.toThrow("boom");
 
     const spans = await finished();
     const batches = spans.filter((s) => s.name === "process t").map((s) => s.spanContext().spanId);
