@@ -134,6 +134,9 @@ export {
 // Logging: pass your own Logger in the config to route Sluice's lines into your logs
 export type { LogLevel, Logger } from "./observability/index.ts";
 
+// Metrics (OpenTelemetry) and the instance's HTTP server: see docs/observability.md
+export { METRICS, json, type InstanceStatus, type MetricDefinition, type MetricKind, type MetricsRecordingLevel, type RouteHandler, type Router } from "./observability/index.ts";
+
 // Consumer-group lag (what an autoscaler reads; services/autoscaler)
 export { readGroupLag, type GroupLag, type GroupLagConnection, type PartitionLag } from "./kafka/index.ts";
 

@@ -83,6 +83,19 @@ function forward(logger: Logger, entry: LogEntry): void {
     logger.debug(text, fields);
     return;
   }
+  // A produce attempt refused with a retriable answer (CONCURRENT_TRANSACTIONS while the
+  // coordinator finishes the previous transaction, a leader moving) is logged at error
+  // level by the client's retry loop, which then tries again; when it gives up, the send
+  // fails and Sluice logs that, so each attempt is a debug line.
+  if (entry.namespace === "Producer" && typeof retryCount === "number") {
+    logger.debug(text, fields);
+    return;
+  }
+  // A consumer crash reaches Sluice as an event too, which logs it at the level it deserves.
+  if (entry.namespace === "Consumer" && (text.startsWith("Crash: ") || text.startsWith("Restarting the consumer"))) {
+    logger.debug(text, fields);
+    return;
+  }
   if (entry.level === ClientLogLevel.ERROR) logger.error(text, fields);
   else if (entry.level === ClientLogLevel.WARN) logger.warn(text, fields);
   else if (entry.level === ClientLogLevel.INFO) logger.info(text, fields);

@@ -1,14 +1,15 @@
 import { FatalError, type ExceptionHandlerConfig } from "../errors/index.ts";
 import type { FetchedRecord, KafkaClient, TopicPartition, TopicPartitionOffset } from "../kafka/index.ts";
-import type { StateDirectory } from "../state/index.ts";
-import type { Logger } from "../observability/index.ts";
+import { StoreMetrics, type StateDirectory } from "../state/index.ts";
+import type { Logger, StreamsMetrics, StreamsTracing } from "../observability/index.ts";
+import { FinalResultBuffer } from "../processor/index.ts";
 import type { Topology } from "../topology/index.ts";
 import type { ResolvedConfig } from "./config.ts";
 import { partitionKey, type EngineTask } from "./engine-task.ts";
 import { OutputBuffer } from "./output-buffer.ts";
 import { encodePartitionTime } from "./partition-time.ts";
 import type { StartingPosition } from "./starting-positions.ts";
-import { StreamTask } from "./task/index.ts";
+import { StreamTask, type OperatorServices } from "./task/index.ts";
 import { TaskStores } from "./task-stores.ts";
 
 export interface TaskEnvironment {
@@ -23,6 +24,11 @@ export interface TaskEnvironment {
   exceptionHandlers: ExceptionHandlerConfig;
   /** The instance's GlobalKTable stores, readable by every task. */
   globalStore(name: string): unknown;
+  /** Batch spans: each task reports the records it processes. */
+  tracing?: StreamsTracing;
+  metrics?: StreamsMetrics;
+  /** The app's windowed-metrics registry and logger, for its processors. */
+  operators?: OperatorServices;
 }
 
 /** A running task as the stream thread sees it: the processing core plus its Kafka-facing buffers. */
@@ -81,7 +87,14 @@ class ActiveTask implements EngineTask {
       exceptionHandlers: environment.exceptionHandlers,
       maxBufferedRecordsPerPartition: config.maxBufferedRecordsPerPartition,
       maxTaskIdleMs: config.maxTaskIdleMs,
+      ...(environment.tracing ? { onInput: environment.tracing.task(taskId).observe } : {}),
+      recordLateness: environment.metrics?.latenessObserver(taskId) ?? null,
+      operators: environment.operators ?? {},
     });
+    for (const name of stores?.names() ?? []) {
+      const metrics = (stores!.get(name) as { metrics?: unknown }).metrics;
+      if (metrics instanceof StoreMetrics) metrics.observe(environment.metrics?.storeObserver(taskId, name) ?? null);
+    }
   }
 
   /** State stores of this task by name (interactive queries read them). */
@@ -168,8 +181,25 @@ class ActiveTask implements EngineTask {
     return processed;
   }
 
-  punctuateWallClock(nowMs: number): void {
-    this.#core.punctuateWallClock(nowMs);
+  punctuateWallClock(nowMs: number): number {
+    return this.#core.punctuateWallClock(nowMs);
+  }
+
+  lastRecordTimestamp(): number {
+    return this.#core.currentRecordTimestamp();
+  }
+
+  partitionLags(): Array<TopicPartition & { lag: number }> {
+    return this.#core.partitionLags();
+  }
+
+  suppressionBuffers(): Array<{ store: string; size: number }> {
+    const buffers: Array<{ store: string; size: number }> = [];
+    for (const name of this.#stores?.names() ?? []) {
+      const store = this.#stores!.get(name);
+      if (store instanceof FinalResultBuffer) buffers.push({ store: name, size: store.pending() });
+    }
+    return buffers;
   }
 
   positionAfterFetch(tp: TopicPartition, nextOffset: number, end: number): void {

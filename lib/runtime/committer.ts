@@ -1,6 +1,6 @@
 import type { ExceptionHandler } from "../errors/index.ts";
 import type { GroupConsumer, KafkaClient, KafkaProducer, OutgoingRecord, TopicPartitionOffset } from "../kafka/index.ts";
-import type { Logger } from "../observability/index.ts";
+import type { Logger, StreamsTracing } from "../observability/index.ts";
 import type { EngineTask } from "./engine-task.ts";
 import { TaskTransaction } from "./eos/task-transaction.ts";
 import { faultPoint } from "./fault-points.ts";
@@ -26,11 +26,15 @@ export class AtLeastOnceCommitter implements Committer {
   readonly #producer: KafkaProducer;
   readonly #consumer: GroupConsumer;
   readonly #productionHandler: ExceptionHandler;
+  readonly #tracing: StreamsTracing | undefined;
+  // Records handed to the producer so far: what a commit span reports it sent.
+  #sentRecords = 0;
 
-  constructor(producer: KafkaProducer, consumer: GroupConsumer, productionHandler: ExceptionHandler) {
+  constructor(producer: KafkaProducer, consumer: GroupConsumer, productionHandler: ExceptionHandler, tracing?: StreamsTracing) {
     this.#producer = producer;
     this.#consumer = consumer;
     this.#productionHandler = productionHandler;
+    this.#tracing = tracing;
   }
 
   async prepare(): Promise<void> {}
@@ -39,12 +43,20 @@ export class AtLeastOnceCommitter implements Committer {
     for (const task of tasks) {
       task.prepareCommit();
       const records = task.output.drain();
+      this.#sentRecords += records.length;
       task.outputFlushed(await sendWithProductionHandler(this.#producer, task.id, records, this.#productionHandler));
     }
     return true;
   }
 
+  // One span for the whole commit: the offsets of all tasks go in one request.
   async commit(tasks: EngineTask[]): Promise<TopicPartitionOffset[]> {
+    if (!this.#tracing) return this.#commit(tasks);
+    const before = this.#sentRecords;
+    return this.#tracing.commit(tasks.map((t) => t.id), () => this.#commit(tasks), () => this.#sentRecords - before);
+  }
+
+  async #commit(tasks: EngineTask[]): Promise<TopicPartitionOffset[]> {
     await this.flushOutput(tasks);
     faultPoint("alos.after-flush");
     const offsets = tasks.map((t) => t.committableOffsets());
@@ -70,12 +82,14 @@ export class ExactlyOnceCommitter implements Committer {
   readonly #transactionTimeoutMs: number;
   readonly #logger: Logger;
   readonly #transactions = new Map<string, TaskTransaction>();
+  readonly #tracing: StreamsTracing | undefined;
 
-  constructor(client: KafkaClient, groupId: string, transactionTimeoutMs: number, logger: Logger) {
+  constructor(client: KafkaClient, groupId: string, transactionTimeoutMs: number, logger: Logger, tracing?: StreamsTracing) {
     this.#client = client;
     this.#groupId = groupId;
     this.#transactionTimeoutMs = transactionTimeoutMs;
     this.#logger = logger;
+    this.#tracing = tracing;
   }
 
   get abortedTransactions(): number {
@@ -118,7 +132,9 @@ export class ExactlyOnceCommitter implements Committer {
     const transaction = this.#transactions.get(task.id);
     if (!transaction) throw new Error(`task ${task.id} was not prepared for exactly-once`);
     try {
-      const written = await transaction.commit(this.#groupId, records, offsets);
+      const commit = () => transaction.commit(this.#groupId, records, offsets);
+      // One span per task: each task commits its own transaction.
+      const written = await (this.#tracing ? this.#tracing.commit([task.id], commit, () => records.length) : commit());
       faultPoint("eos.after-kafka-commit");
       task.outputFlushed(written);
       task.offsetsCommitted(offsets);

@@ -2,7 +2,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ConfigError, type ExceptionHandlerConfig } from "../errors/index.ts";
 import { checkConnection, type KafkaConnection } from "../kafka/index.ts";
-import type { Logger } from "../observability/index.ts";
+import type { Logger, MeterProvider, MetricsRecordingLevel, TracerProvider } from "../observability/index.ts";
 
 export type ProcessingGuarantee = "at_least_once" | "exactly_once";
 
@@ -77,9 +77,31 @@ export interface StreamsConfig {
    * pending reject start() instead.
    */
   uncaughtExceptionHandler?: UncaughtExceptionHandler;
+  /**
+   * Port of the instance's HTTP server (/health/live, /health/ready, /status, /metrics).
+   * 0 or absent: the port of `applicationServer`, else no server.
+   */
+  httpPort?: number;
+  /** host:port other instances reach this one at (Kafka Streams' application.server); its port is the default httpPort. */
+  applicationServer?: string;
+  /** Which metrics are recorded (Kafka Streams' metrics.recording.level). Default "INFO". */
+  metricsRecordingLevel?: MetricsRecordingLevel;
+  /** Where metrics go. Default: the global MeterProvider of @opentelemetry/api. */
+  meterProvider?: MeterProvider;
+  /**
+   * Where spans go: one per task per processed batch and one per commit, linking to the
+   * trace context (`traceparent`) of the input records (docs/observability.md, Tracing).
+   * Default: the global TracerProvider of @opentelemetry/api, a no-op until one is registered.
+   */
+  tracerProvider?: TracerProvider;
 }
 
-export type ResolvedConfig = Required<Omit<StreamsConfig, "ssl" | "sasl" | "logger" | "bootstrapServers" | "exceptionHandlers" | "uncaughtExceptionHandler">> & {
+export type ResolvedConfig = Required<
+  Omit<StreamsConfig, "ssl" | "sasl" | "logger" | "bootstrapServers" | "exceptionHandlers" | "uncaughtExceptionHandler" | "applicationServer" | "meterProvider" | "tracerProvider">
+> & {
+  applicationServer: string | null;
+  meterProvider?: MeterProvider;
+  tracerProvider?: TracerProvider;
   bootstrapServers: string[];
   exceptionHandlers: ExceptionHandlerConfig;
   uncaughtExceptionHandler: UncaughtExceptionHandler | null;
@@ -121,7 +143,18 @@ export function resolveConfig(config: StreamsConfig): ResolvedConfig {
     repartitionPurgeIntervalMs: config.repartitionPurgeIntervalMs ?? 30_000,
     exceptionHandlers: config.exceptionHandlers ?? {},
     uncaughtExceptionHandler: config.uncaughtExceptionHandler ?? null,
+    applicationServer: config.applicationServer ?? null,
+    httpPort: config.httpPort ?? 0,
+    metricsRecordingLevel: config.metricsRecordingLevel ?? "INFO",
   };
+  if (config.meterProvider !== undefined) resolved.meterProvider = config.meterProvider;
+  if (config.tracerProvider !== undefined) {
+    if (typeof config.tracerProvider?.getTracer !== "function") {
+      throw new ConfigError("tracerProvider must be an OpenTelemetry TracerProvider (an object with getTracer()), e.g. new TracerProvider({ spanProcessors: [...] }) from @opentelemetry/sdk-trace");
+    }
+    resolved.tracerProvider = config.tracerProvider;
+  }
+  resolveHttp(resolved);
   if (resolved.uncaughtExceptionHandler !== null && typeof resolved.uncaughtExceptionHandler !== "function") {
     throw new ConfigError('uncaughtExceptionHandler must be a function (error) => "EXIT_PROCESS" | "SHUTDOWN_CLIENT"');
   }
@@ -150,6 +183,26 @@ export function resolveConfig(config: StreamsConfig): ResolvedConfig {
   }
   checkConnection(connectionOf(resolved));
   return resolved;
+}
+
+const recordingLevels = ["INFO", "DEBUG", "TRACE"];
+
+function resolveHttp(resolved: ResolvedConfig): void {
+  if (!recordingLevels.includes(resolved.metricsRecordingLevel)) {
+    throw new ConfigError(`metricsRecordingLevel ${JSON.stringify(resolved.metricsRecordingLevel)} is invalid: use "INFO" (default), "DEBUG" or "TRACE"`);
+  }
+  const server = resolved.applicationServer;
+  if (server !== null) {
+    const match = typeof server === "string" ? /^(.+):(\d{1,5})$/.exec(server) : null;
+    if (!match || Number(match[2]) > 65535) {
+      throw new ConfigError(`applicationServer ${JSON.stringify(server)} is invalid: use host:port, e.g. "orders-0.orders.default.svc:8080"`);
+    }
+    if (resolved.httpPort === 0) resolved.httpPort = Number(match[2]);
+  }
+  const port = resolved.httpPort;
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new ConfigError(`httpPort must be a port number 1-65535 (0 or absent: no HTTP server), got ${JSON.stringify(port)}`);
+  }
 }
 
 function positive(name: string, value: unknown): void {

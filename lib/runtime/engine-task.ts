@@ -30,7 +30,14 @@ export interface EngineTask {
   positionAfterFetch(partition: TopicPartition, nextOffset: number, end: number): void;
   /** Processes up to `max` buffered records; returns how many it processed. */
   process(max: number): number;
-  punctuateWallClock(nowMs: number): void;
+  /** Fires the wall-clock punctuators due; returns how many fired. */
+  punctuateWallClock(nowMs: number): number;
+  /** Timestamp of the last record processed (-1 before the first): the end-to-end latency sample. */
+  lastRecordTimestamp(): number;
+  /** Records on the broker after the fetch position, per input partition (-1 while unknown). */
+  partitionLags(): Array<TopicPartition & { lag: number }>;
+  /** Results waiting in the task's suppression buffers, per buffer store. */
+  suppressionBuffers(): Array<{ store: string; size: number }>;
   /** The next offset to consume per partition that processed anything. */
   committableOffsets(): TopicPartitionOffset[];
   /** The buffered output is acknowledged; `changelogEnds` holds the last offset written per changelog partition. */

@@ -1,7 +1,7 @@
 import { setImmediate as yieldToEventLoop } from "node:timers/promises";
 import { SluiceError } from "../errors/index.ts";
 import type { FetchedRecord, GroupConsumer, KafkaAdmin, TopicPartition, TopicPartitionOffset } from "../kafka/index.ts";
-import type { Logger } from "../observability/index.ts";
+import type { Logger, StreamsMetrics, StreamsTracing } from "../observability/index.ts";
 import type { Committer } from "./committer.ts";
 import { partitionKey, type EngineTask } from "./engine-task.ts";
 import type { ResolvedConfig } from "./config.ts";
@@ -13,6 +13,9 @@ export interface ThreadDeps {
   consumer: GroupConsumer;
   committer: Committer;
   logger: Logger;
+  /** One "process" span per task per batch. */
+  tracing?: StreamsTracing;
+  metrics?: StreamsMetrics;
   /** The task that reads this partition, e.g. "0_3". */
   taskIdOf(tp: TopicPartition): string;
   /** `taskCount`: tasks in this assignment (they share the cache budget). */
@@ -38,6 +41,8 @@ export class StreamThread {
   readonly #paused = new Set<string>();
   #generation = 0;
   #pendingAssignment: TopicPartition[] | null = null;
+  /** Whether the pending assignment is a rebalance's, or the same partitions again after a failure. */
+  #pendingIsRebuild = false;
   #assignment: TopicPartition[] = [];
   readonly #prepared = new Set<string>();
   #preparing: Promise<void> = Promise.resolve();
@@ -52,6 +57,9 @@ export class StreamThread {
   processedRecords = 0;
   #droppedByClosedTasks = 0;
   restoredRecords = 0;
+  /** Wall-clock time of the last successful commit, or null. */
+  lastCommittedAt: number | null = null;
+  readonly #restoring = new Set<string>();
 
   constructor(deps: ThreadDeps) {
     this.#deps = deps;
@@ -70,11 +78,13 @@ export class StreamThread {
     this.#deps.consumer.pause(partitions);
     for (const tp of partitions) this.#paused.add(partitionKey(tp));
     this.#pendingAssignment = partitions;
+    this.#pendingIsRebuild = false;
+    this.#deps.metrics?.rebalanced();
     this.#assignment = partitions;
     this.#wake?.();
   }
 
-  #applyAssignment(partitions: TopicPartition[]): void {
+  #applyAssignment(partitions: TopicPartition[], rebuild: boolean): void {
     const generation = ++this.#generation;
     this.#deps.consumer.pause(partitions);
     for (const tp of partitions) this.#paused.add(partitionKey(tp));
@@ -84,7 +94,8 @@ export class StreamThread {
       const id = this.#deps.taskIdOf(tp);
       byTask.set(id, [...(byTask.get(id) ?? []), tp]);
     }
-    this.#deps.logger.info("partitions assigned", { tasks: [...byTask.keys()].sort(), partitions: partitions.length });
+    const message = rebuild ? "tasks rebuilt from their last committed offsets (same assignment)" : "partitions assigned";
+    this.#deps.logger.info(message, { tasks: [...byTask.keys()].sort(), partitions: partitions.length });
     const released = [...this.#prepared].filter((id) => !byTask.has(id));
     this.#preparing = this.#preparing
       .then(async () => {
@@ -109,9 +120,16 @@ export class StreamThread {
     this.#deps.logger.warn(`${during} failed; tasks restart from their last committed offsets`, { error: (error as Error).message });
     setTimeout(() => {
       if (!this.#running) return;
-      this.#pendingAssignment ??= this.#assignment;
+      this.#rebuildTasks();
       this.#wake?.();
     }, this.#retryDelay()).unref();
+  }
+
+  // A rebalance's assignment already pending rebuilds everything anyway.
+  #rebuildTasks(): void {
+    if (this.#pendingAssignment) return;
+    this.#pendingAssignment = this.#assignment;
+    this.#pendingIsRebuild = true;
   }
 
   #retryDelay(): number {
@@ -130,6 +148,7 @@ export class StreamThread {
     const task = this.#taskByPartition.get(key);
     if (!task) return; // not ready: the partition is re-positioned when its task is
     task.enqueue(records, end);
+    this.#deps.metrics?.polled(records.length);
     if (task.buffered({ topic, partition }) >= this.#deps.config.maxBufferedRecordsPerPartition && !this.#paused.has(key)) {
       this.#paused.add(key);
       this.#deps.consumer.pause([{ topic, partition }]);
@@ -142,6 +161,16 @@ export class StreamThread {
     let total = this.#droppedByClosedTasks;
     for (const task of this.#tasks.values()) total += task.metrics.dropped;
     return total;
+  }
+
+  /** False once the loop stopped (an error, or stop()). */
+  get alive(): boolean {
+    return this.#running;
+  }
+
+  /** Tasks restoring their stores right now. */
+  get restoringTasks(): string[] {
+    return [...this.#restoring].sort();
   }
 
   /** The stores of that name in the running tasks. */
@@ -188,7 +217,11 @@ export class StreamThread {
       if (generation !== this.#generation) return;
       const task = this.#deps.createTask(taskId, partitions, byTask.size);
       try {
-        this.restoredRecords += await task.restore();
+        this.#restoring.add(taskId);
+        const started = performance.now();
+        const restored = await task.restore().finally(() => this.#restoring.delete(taskId));
+        this.restoredRecords += restored;
+        this.#deps.metrics?.restored(taskId, restored, performance.now() - started);
         if (generation !== this.#generation) {
           task.close();
           return;
@@ -216,14 +249,16 @@ export class StreamThread {
         if (this.#pendingAssignment) {
           const partitions = this.#pendingAssignment;
           this.#pendingAssignment = null;
-          this.#applyAssignment(partitions);
+          this.#applyAssignment(partitions, this.#pendingIsRebuild);
         }
         let processed = 0;
-        for (const task of this.#tasks.values()) processed += task.process(config.maxRecordsPerLoop);
+        const started = performance.now();
+        for (const task of this.#tasks.values()) processed += this.#processBatch(task, config.maxRecordsPerLoop);
         this.processedRecords += processed;
         this.#resumeDrained();
         const now = Date.now();
-        for (const task of this.#tasks.values()) task.punctuateWallClock(now);
+        if (processed > 0) this.#deps.metrics?.processed(processed, performance.now() - started, this.#tasks.values(), now);
+        this.#punctuate(now);
         const buffered = this.#bufferedOutput();
         if (this.#commitRequested || now - this.#lastCommit >= config.commitIntervalMs) {
           await this.#commit();
@@ -236,7 +271,7 @@ export class StreamThread {
         if (error instanceof SluiceError && error.action !== "fatal") {
           logger.warn("commit failed; tasks restart from their last committed offsets", { error: error.message, action: error.action });
           for (const task of this.#tasks.values()) task.rewind();
-          this.#pendingAssignment ??= this.#assignment;
+          this.#rebuildTasks();
           await new Promise((r) => setTimeout(r, this.#retryDelay()));
           continue;
         }
@@ -244,6 +279,22 @@ export class StreamThread {
         return;
       }
     }
+  }
+
+  #processBatch(task: EngineTask, max: number): number {
+    const tracing = this.#deps.tracing?.task(task.id);
+    if (!tracing) return task.process(max);
+    tracing.beginBatch();
+    const processed = task.process(max);
+    tracing.endBatch(processed, task.partitions);
+    return processed;
+  }
+
+  #punctuate(now: number): void {
+    const started = performance.now();
+    let fired = 0;
+    for (const task of this.#tasks.values()) fired += task.punctuateWallClock(now);
+    if (fired > 0) this.#deps.metrics?.punctuated(performance.now() - started);
   }
 
   async #commit(): Promise<void> {
@@ -254,11 +305,15 @@ export class StreamThread {
     // A commit that hangs stalls the whole loop; say so rather than go quiet.
     const watchdog = setTimeout(() => this.#deps.logger.warn("commit still waiting after 10 s", { tasks: tasks.map((t) => t.id) }), 10_000);
     let committed: TopicPartitionOffset[];
+    const started = performance.now();
     try {
       committed = await this.#deps.committer.commit(tasks);
     } finally {
       clearTimeout(watchdog);
     }
+    this.lastCommittedAt = Date.now();
+    this.#deps.metrics?.committed(performance.now() - started);
+    for (const task of tasks) this.#deps.metrics?.taskCounters(task);
     this.#failures = 0;
     for (const o of committed) if (this.#deps.purgeable.has(o.topic)) this.#purge.set(partitionKey(o), o);
     if (this.#purge.size > 0 && this.#lastCommit - this.#lastPurge >= this.#deps.config.repartitionPurgeIntervalMs) this.#purgeRepartitionTopics();
@@ -308,6 +363,7 @@ export class StreamThread {
 
   #dropTask(task: EngineTask): void {
     this.#droppedByClosedTasks += task.metrics.dropped;
+    this.#deps.metrics?.taskCounters(task);
     task.close();
     this.#tasks.delete(task.id);
     for (const tp of task.partitions) this.#taskByPartition.delete(partitionKey(tp));

@@ -1,9 +1,9 @@
 import { ConfigError, FatalError, RetriableError, resolveExceptionHandlers, type ExceptionHandlerConfig } from "../errors/index.ts";
 import { createKafkaClient, type GroupConsumer, type KafkaAdmin, type KafkaClient, type TopicPartition } from "../kafka/index.ts";
-import { consoleLogger, type Logger } from "../observability/index.ts";
+import { consoleLogger, StreamsTracing, type InstanceStatus, type Logger, type Router } from "../observability/index.ts";
 import { CompositeReadOnlyKeyValueStore, StateDirectory, type ReadOnlyKeyValueStore } from "../state/index.ts";
-import { setSkippedRecordLogger } from "../processor/index.ts";
 import type { Topology } from "../topology/index.ts";
+import { AppObservability } from "./app-observability.ts";
 import { TaskAssignor } from "./assignor.ts";
 import { AtLeastOnceCommitter, ExactlyOnceCommitter, type Committer } from "./committer.ts";
 import { connectionOf, resolveConfig, type ResolvedConfig, type StreamsConfig } from "./config.ts";
@@ -36,6 +36,7 @@ export class StreamsApp {
   readonly #config: ResolvedConfig;
   readonly #logger: Logger;
   readonly #lifecycle = new Lifecycle();
+  readonly #observability: AppObservability;
   #client: KafkaClient | null = null;
   #admin: KafkaAdmin | null = null;
   #consumer: GroupConsumer | null = null;
@@ -55,7 +56,8 @@ export class StreamsApp {
     this.#topology = topology;
     this.#config = resolveConfig(config);
     this.#logger = config.logger ?? consoleLogger(`sluice.${this.#config.applicationId}`);
-    setSkippedRecordLogger(this.#logger);
+    this.#observability = new AppObservability(this.#config, { state: () => this.state, thread: () => this.#thread, error: () => this.#error });
+    this.#lifecycle.onChange((next, previous) => this.#observability.metrics.stateChanged(previous, next));
     this.#stopped = new Promise<void>((resolve, reject) => {
       this.#settleStopped = (error) => (error ? reject(error) : resolve());
     });
@@ -100,6 +102,21 @@ export class StreamsApp {
   /** Changelog records replayed into local stores since start (0 when state was current). */
   get restoredRecords(): number {
     return this.#thread?.restoredRecords ?? 0;
+  }
+
+  /** The port of the instance's HTTP server (health, status, metrics), or null without one. */
+  get httpPort(): number | null {
+    return this.#observability.httpPort;
+  }
+
+  /** The HTTP server's router, to add routes (interactive queries); null without httpPort. */
+  get httpRouter(): Router | null {
+    return this.#observability.router;
+  }
+
+  /** What GET /status answers: state, tasks, lag, last commit. */
+  status(): InstanceStatus {
+    return this.#observability.status();
   }
 
   /** Task ids currently active on this instance. */
@@ -153,6 +170,7 @@ export class StreamsApp {
       process.once("SIGINT", this.#signalHandler);
     }
     try {
+      await this.#observability.start();
       await this.#connectAndPlan();
       if (!this.#closing) await this.#join();
     } catch (error) {
@@ -162,13 +180,18 @@ export class StreamsApp {
     // Also an error the stream thread reported while start() was pending.
     if (this.#error) {
       await this.#closing?.catch(() => undefined);
+      await this.#observability.close(); // start() failing leaves no server or gauges behind
       throw this.#error;
     }
     this.#started = true;
   }
 
-  /** Finishes in-flight records, commits, leaves the group. Safe to call more than once. */
+  /**
+   * Finishes in-flight records, commits, leaves the group. Safe to call more than once.
+   * After an error the HTTP server stays up (health answers 503) until close() is called.
+   */
   close(): Promise<void> {
+    if (this.#closing && this.#lifecycle.state === "ERROR") return this.#closing.then(() => this.#observability.close());
     this.#closing ??= this.#shutDown();
     return this.#closing;
   }
@@ -226,13 +249,14 @@ export class StreamsApp {
       heartbeatIntervalMs: config.heartbeatIntervalMs,
       assignor,
     }));
+    const tracing = new StreamsTracing({ tracerProvider: config.tracerProvider, groupId: config.applicationId });
     let committer: Committer;
     if (exactlyOnce) {
-      committer = new ExactlyOnceCommitter(client, config.applicationId, config.transactionTimeoutMs, this.#logger);
+      committer = new ExactlyOnceCommitter(client, config.applicationId, config.transactionTimeoutMs, this.#logger, tracing);
     } else {
       const producer = client.producer({ idempotent: true });
       await producer.connect();
-      committer = new AtLeastOnceCommitter(producer, consumer, resolveExceptionHandlers(this.#handlerConfig()).production);
+      committer = new AtLeastOnceCommitter(producer, consumer, resolveExceptionHandlers(this.#handlerConfig()).production, tracing);
     }
     const environment: TaskEnvironment = {
       exceptionHandlers: this.#handlerConfig(),
@@ -243,6 +267,9 @@ export class StreamsApp {
       stateDirectory: this.#stateDirectory!,
       globalStore: (name) => this.#global?.get(name),
       client,
+      tracing,
+      metrics: this.#observability.metrics,
+      operators: { windowedMetrics: this.#observability.windowedMetrics, skippedRecordLogger: this.#logger },
     };
     const thread = (this.#thread = new StreamThread({
       config,
@@ -250,6 +277,8 @@ export class StreamsApp {
       consumer,
       committer,
       logger: this.#logger,
+      tracing,
+      metrics: this.#observability.metrics,
       taskIdOf: (tp) => this.#taskIdOf(tp),
       createTask: (taskId, partitions, taskCount) => createActiveTask(environment, taskId, partitions, taskCount),
       resetFor: (topic) => this.#offsetResetFor(topic),
@@ -270,7 +299,9 @@ export class StreamsApp {
       onRecords: (topic, partition, records, end) => thread.onRecords(topic, partition, records, end),
       onPosition: (topic, partition, nextOffset, end) => thread.onPosition(topic, partition, nextOffset, end),
       onCrash: (error, willRestart) => {
-        if (willRestart) this.#logger.warn("consumer failed; it restarts by itself", { error: error.message });
+        // The client restarts only after a retriable answer (a coordinator still loading, a
+        // broker gone for a moment); lasting trouble shows as failed commits, which warn.
+        if (willRestart) this.#logger.info("consumer failed on a retriable error; it restarts by itself", { error: error.message });
         else this.#enterError(new FatalError(`the consumer stopped: ${error.message}`, { cause: error }));
       },
     });
@@ -308,6 +339,7 @@ export class StreamsApp {
     await this.#admin?.disconnect().catch(() => undefined);
     this.#stateDirectory?.release();
     this.#logger.info("stopped", { processedRecords: this.processedRecords });
+    if (!erred) await this.#observability.close();
     if (!erred && this.#lifecycle.tryMoveTo("NOT_RUNNING")) this.#settleStopped(null);
   }
 

@@ -14,7 +14,7 @@ export type {
 } from "./store.ts";
 export type { StoreSerde } from "./serde.ts";
 export { type ChangelogWriter, changelogTopicName } from "./changelog.ts";
-export { StoreMetrics, type OperationStats, type StoreOperation } from "./store-metrics.ts";
+export { StoreMetrics, type OperationStats, type StoreCallObserver, type StoreOperation } from "./store-metrics.ts";
 export { DEFAULT_CACHE_MAX_BYTES, type StoreBuilder, type StoreContext, checkStoreName } from "./store-builder.ts";
 export { KeyValueStoreBuilder } from "./key-value-store-builder.ts";
 export { MeteredKeyValueStore } from "./metered-key-value-store.ts";

@@ -24,14 +24,14 @@ export class MeteredKeyValueStore<K, V>
   }
 
   get(key: K): V | null {
-    const started = performance.now();
+    const started = this.metrics.start();
     const value = this.serdes.value(this.inner.get(this.serdes.keyBytes(key)));
     this.metrics.record("get", started);
     return value;
   }
 
   getWithTimestamp(key: K): ValueAndTimestamp<V> | null {
-    const started = performance.now();
+    const started = this.metrics.start();
     const stored = this.inner.getWithTimestamp(this.serdes.keyBytes(key));
     this.metrics.record("get", started);
     return stored === null ? null : { value: this.serdes.value(stored.value) as V, timestampMs: stored.timestampMs };
@@ -42,13 +42,13 @@ export class MeteredKeyValueStore<K, V>
   }
 
   putWithTimestamp(key: K, value: V | null, timestampMs: number): void {
-    const started = performance.now();
+    const started = this.metrics.start();
     this.inner.put(this.serdes.keyBytes(key), this.serdes.valueBytes(value), timestampMs);
     this.metrics.record("put", started);
   }
 
   putIfAbsent(key: K, value: V): V | null {
-    const started = performance.now();
+    const started = this.metrics.start();
     const valueBytes = this.serdes.valueBytes(value);
     const keyBytes = this.serdes.keyBytes(key);
     const existing =
@@ -58,14 +58,14 @@ export class MeteredKeyValueStore<K, V>
   }
 
   delete(key: K): V | null {
-    const started = performance.now();
+    const started = this.metrics.start();
     const existing = this.inner.delete(this.serdes.keyBytes(key), this.recordTimestamp());
     this.metrics.record("delete", started);
     return this.serdes.value(existing);
   }
 
   putAll(entries: readonly KeyValue<K, V | null>[]): void {
-    const started = performance.now();
+    const started = this.metrics.start();
     const timestampMs = this.recordTimestamp();
     this.inner.putAll(
       entries.map((e) => ({ key: this.serdes.keyBytes(e.key), value: this.serdes.valueBytes(e.value), timestampMs })),
@@ -82,7 +82,7 @@ export class MeteredKeyValueStore<K, V>
   }
 
   prefixScan<P = K>(prefix: P, prefixSerde?: PrefixSerializer<P>): KeyValue<K, V>[] {
-    const started = performance.now();
+    const started = this.metrics.start();
     const prefixBytes =
       prefixSerde === undefined
         ? this.serdes.keyBytes(prefix as unknown as K)
@@ -93,7 +93,7 @@ export class MeteredKeyValueStore<K, V>
   }
 
   all(): KeyValue<K, V>[] {
-    const started = performance.now();
+    const started = this.metrics.start();
     const result = this.typed(this.inner.range(null, null, false));
     this.metrics.record("all", started);
     return result;
@@ -104,7 +104,7 @@ export class MeteredKeyValueStore<K, V>
   }
 
   private scan(from: K | null, to: K | null, reverse: boolean): KeyValue<K, V>[] {
-    const started = performance.now();
+    const started = this.metrics.start();
     const fromBytes = from === null ? null : this.serdes.keyBytes(from);
     const toBytes = to === null ? null : this.serdes.keyBytes(to);
     const result = this.typed(this.inner.range(fromBytes, toBytes, reverse));

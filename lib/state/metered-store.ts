@@ -51,7 +51,7 @@ export abstract class MeteredStore<S extends MeteredInner, C extends RecordConte
   }
 
   flush(): void {
-    const started = performance.now();
+    const started = this.metrics.start();
     this.inner.flush();
     this.metrics.record("flush", started);
   }

@@ -1,7 +1,8 @@
 /**
- * Operation counts and total latency of one store, kept by the metered layer. Plain
- * numbers, so that the observability layer can read them without the state layer
- * depending on a metrics library.
+ * Operation counts (and, when timed, latencies) of one store, kept by the metered layer.
+ * Plain numbers, so that the state layer does not depend on a metrics library: the app's
+ * metrics turn timing on (`metricsRecordingLevel` DEBUG, as Kafka Streams' store-level
+ * metrics) and receive each timed call through `observe`.
  */
 export type StoreOperation =
   | "get"
@@ -22,16 +23,32 @@ export interface OperationStats {
   maxLatencyMs: number;
 }
 
+/** Receives one timed store call: its operation and latency in ms. */
+export type StoreCallObserver = (operation: StoreOperation, latencyMs: number) => void;
+
 export class StoreMetrics {
   readonly storeName: string;
   private readonly stats = new Map<StoreOperation, OperationStats>();
+  // Untimed by default: a clock read pair per store call is too dear to pay unasked.
+  private observer: StoreCallObserver | null = null;
 
   constructor(storeName: string) {
     this.storeName = storeName;
   }
 
+  /** Times every call from now on and hands it to `observer`; null stops timing. */
+  observe(observer: StoreCallObserver | null): void {
+    this.observer = observer;
+  }
+
+  /** The start of a call: the clock when timed, else 0 (no clock read). */
+  start(): number {
+    return this.observer === null ? 0 : performance.now();
+  }
+
   record(operation: StoreOperation, startedAtMs: number): void {
-    const latency = performance.now() - startedAtMs;
+    const latency = this.observer === null ? 0 : performance.now() - startedAtMs;
+    if (this.observer !== null) this.observer(operation, latency);
     let s = this.stats.get(operation);
     if (s === undefined) {
       s = { count: 0, totalLatencyMs: 0, maxLatencyMs: 0 };

@@ -1,9 +1,10 @@
 import { ConfigError, type ExceptionHandlerConfig } from "../errors/index.ts";
-import type { Headers } from "../processor/index.ts";
+import { WindowedMetrics, type Headers, type WindowedMetricsRegistry } from "../processor/index.ts";
 import type { Serde } from "../serdes/index.ts";
 import { patternSource, type StoreSpec, type Topology } from "../topology/index.ts";
 import { StreamTask, taskIdOf, type RecordCollector, type TaskStores } from "../runtime/index.ts";
-import type { KeyValueStore } from "../state/index.ts";
+import { StoreMetrics, type KeyValueStore } from "../state/index.ts";
+import { StreamsMetrics, type MeterProvider, type MetricsRecordingLevel, type TaskCounters } from "../observability/index.ts";
 import { DriverStateDirectory } from "./driver-stores.ts";
 import { DriverGlobalStores } from "./global-stores.ts";
 import type { CapturedRecord } from "./test-record.ts";
@@ -57,6 +58,13 @@ export interface TopologyTestDriverOptions {
    * wall clock has advanced that far (`advanceWallClockTime`).
    */
   readonly maxTaskIdleMs?: number;
+  /**
+   * Records the app's metrics here (docs/observability.md), as StreamsApp does: processing,
+   * dropped records, punctuation, and at DEBUG task and store metrics. Default: none.
+   */
+  readonly meterProvider?: MeterProvider;
+  /** As StreamsConfig.metricsRecordingLevel. Default "INFO". */
+  readonly metricsRecordingLevel?: MetricsRecordingLevel;
 }
 
 /**
@@ -90,9 +98,16 @@ export class TopologyTestDriver {
   private readonly nextOffset = new Map<string, number>();
   private readonly port: DriverPort;
   private closed = false;
+  private readonly metrics: StreamsMetrics | null;
+  private readonly windowedMetrics: WindowedMetricsRegistry;
+  private readonly counters: Array<TaskCounters & { lastRecordTimestamp(): number }> = [];
 
   constructor(topology: Topology, options: TopologyTestDriverOptions = {}) {
     this.applicationId = options.applicationId ?? "test-app";
+    this.windowedMetrics = WindowedMetrics.open(this.applicationId);
+    this.metrics = options.meterProvider
+      ? new StreamsMetrics({ applicationId: this.applicationId, clientId: this.applicationId, level: options.metricsRecordingLevel ?? "INFO", meterProvider: options.meterProvider })
+      : null;
     this.wallClockMs = options.initialWallClockMs ?? 0;
     this.commitEachRecord = (options.commit ?? "each-record") === "each-record";
     const factory = options.storeFactory;
@@ -136,7 +151,10 @@ export class TopologyTestDriver {
         exceptionHandlers: options.exceptionHandlers ?? {},
         clock: () => this.wallClockMs,
         maxTaskIdleMs: options.maxTaskIdleMs ?? 0,
+        recordLateness: this.metrics?.latenessObserver(taskId) ?? null,
+        operators: { windowedMetrics: this.windowedMetrics },
       });
+      this.counters.push({ id: taskId, metrics: task.metrics, lastRecordTimestamp: () => task.currentRecordTimestamp() });
       for (const topic of sub.sourceTopics(this.applicationId)) task.recordLag(topic, 0, 0);
       const storeContext: TestStoreContext = {
         taskId,
@@ -158,6 +176,10 @@ export class TopologyTestDriver {
         });
         this.taskStores.push(real);
         for (const name of real.names()) taskStores.set(name, real.get(name));
+        for (const name of real.names()) {
+          const metrics = (real.get(name) as { metrics?: unknown }).metrics;
+          if (metrics instanceof StoreMetrics) metrics.observe(this.metrics?.storeObserver(taskId, name) ?? null);
+        }
       }
       for (const spec of sub.stores) this.stores.set(spec.name, { task, get: () => taskStores.get(spec.name) });
       return task;
@@ -259,6 +281,7 @@ export class TopologyTestDriver {
   }
 
   private closeStores(): void {
+    WindowedMetrics.release(this.windowedMetrics);
     this.stateDir?.close();
   }
 
@@ -306,16 +329,20 @@ export class TopologyTestDriver {
   private drain(): void {
     this.globals.applyHeld();
     let progressed = true;
+    let processed = 0;
+    const started = this.metrics ? performance.now() : 0;
     while (progressed) {
       progressed = false;
       for (const task of this.tasks) {
         while (task.process()) {
           progressed = true;
+          processed++;
           if (this.commitEachRecord) this.flushStores();
           this.globals.applyHeld();
         }
       }
     }
+    this.metrics?.processed(processed, performance.now() - started, this.counters, this.wallClockMs);
   }
 
   private flushStores(): void {

@@ -1,7 +1,8 @@
 /**
  * The orders service: `node services/orders/main.ts`.
  * Env: KAFKA_BOOTSTRAP_SERVERS (required), APPLICATION_ID (default "orders"), STATE_DIR,
- * ORDERS_TOPIC, LARGE_TOPIC, REGULAR_TOPIC, DEAD_LETTER_TOPIC, PROCESSING_GUARANTEE.
+ * ORDERS_TOPIC, LARGE_TOPIC, REGULAR_TOPIC, DEAD_LETTER_TOPIC, PROCESSING_GUARANTEE,
+ * HTTP_PORT (health, status and /metrics; unset: no server), SLUICE_APPLICATION_SERVER.
  * Stops cleanly on SIGTERM / Ctrl-C.
  */
 import { StreamsApp } from "../../lib/index.ts";
@@ -22,6 +23,8 @@ const app = new StreamsApp(ordersTopology(topics), {
   bootstrapServers,
   ...(process.env["STATE_DIR"] ? { stateDir: process.env["STATE_DIR"] } : {}),
   processingGuarantee: process.env["PROCESSING_GUARANTEE"] === "exactly_once" ? "exactly_once" : "at_least_once",
+  ...(process.env["HTTP_PORT"] ? { httpPort: Number(process.env["HTTP_PORT"]) } : {}),
+  ...(process.env["SLUICE_APPLICATION_SERVER"] ? { applicationServer: process.env["SLUICE_APPLICATION_SERVER"] } : {}),
   exceptionHandlers: { deserialization: { deadLetterTopic: process.env["DEAD_LETTER_TOPIC"] ?? "orders-dead-letters" } },
 });
 app.onStateChange((state, previous) => console.log(`orders service: ${previous} -> ${state}`));

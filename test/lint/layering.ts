@@ -14,7 +14,7 @@ const root = resolve(import.meta.dirname, "../..");
 const owners: Record<string, string> = {
   kafkajs: "lib/kafka",
   "better-sqlite3": "lib/state/sqlite",
-  "@opentelemetry/api": "lib/observability",
+  "@opentelemetry/api": "lib/observability", // and every other @opentelemetry/* package
   "@kubernetes/client-node": "services/autoscaler",
 };
 
@@ -72,7 +72,8 @@ for (const area of ["lib", "services"]) {
 function check(file: string, spec: string): string | null {
   if (!spec.startsWith(".")) {
     const pkg = spec.startsWith("@") ? spec.split("/").slice(0, 2).join("/") : spec.split("/")[0]!;
-    const owner = owners[pkg];
+    // Every OpenTelemetry package (API, SDKs, exporters) belongs to lib/observability.
+    const owner = owners[pkg.startsWith("@opentelemetry/") ? "@opentelemetry/api" : pkg];
     if (owner && !file.startsWith(owner + "/")) return `only ${owner} may import ${pkg}`;
     return null;
   }

@@ -8,11 +8,17 @@ import type { BaseProcessorContext } from "../api.ts";
  */
 interface DropCounting {
   recordDropped?(): void;
+  /** The app's logger, when the context belongs to a StreamsApp. */
+  readonly skippedRecordLogger?: Logger | null;
 }
 
 let logger: Logger = consoleLogger("sluice.dsl");
 
-/** Replaces the logger skipped records are reported to (tests, or an app's own logger). */
+/**
+ * Replaces the logger skipped records are reported to when the processor's context names
+ * none (the TopologyTestDriver, a processor tested alone). A StreamsApp's tasks report to
+ * the app's own logger.
+ */
 export function setSkippedRecordLogger(next: Logger): void {
   logger = next;
 }
@@ -23,9 +29,10 @@ export function setSkippedRecordLogger(next: Logger): void {
  * when the context can count.
  */
 export function recordSkipped(context: BaseProcessorContext, processor: string, reason: string): void {
-  (context as BaseProcessorContext & DropCounting).recordDropped?.();
+  const counting = context as BaseProcessorContext & DropCounting;
+  counting.recordDropped?.();
   const origin = context.recordMetadata();
-  logger.warn(`Skipping record: ${reason}`, {
+  (counting.skippedRecordLogger ?? logger).warn(`Skipping record: ${reason}`, {
     processor,
     taskId: context.taskId,
     ...(origin ? { topic: origin.topic, partition: origin.partition, offset: origin.offset } : {}),

@@ -48,7 +48,7 @@ export abstract class WindowedAggregateBase<K, V, VA> {
 
   protected initBase(context: ProcessorContext<unknown, unknown>): void {
     this.context = context;
-    this.metrics = WindowedMetrics.register(context.applicationId, context.taskId, this.options.nodeName);
+    this.metrics = WindowedMetrics.register(context, this.options.nodeName);
     if (this.options.bufferStoreName !== null) this.buffer = context.getStateStore<FinalResultBuffer>(this.options.bufferStoreName);
   }
 

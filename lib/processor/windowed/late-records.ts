@@ -11,12 +11,46 @@ export interface WindowedOperatorMetrics {
   finalResults: number;
 }
 
-const registry = new Map<string, Map<string, WindowedOperatorMetrics>>();
+/**
+ * The windowed operators' counters of one app (or test driver), by task and node. The app
+ * opens it and releases it on close, so nothing outlives the app.
+ */
+export class WindowedMetricsRegistry {
+  readonly applicationId: string;
+  readonly #tasks = new Map<string, Map<string, WindowedOperatorMetrics>>();
+
+  constructor(applicationId: string) {
+    this.applicationId = applicationId;
+  }
+
+  /** An operator's counters, reset when it initializes in a (new) task. */
+  register(taskId: string, nodeName: string): WindowedOperatorMetrics {
+    let task = this.#tasks.get(taskId);
+    if (!task) this.#tasks.set(taskId, (task = new Map()));
+    const metrics = { lateRecords: 0, skippedRecords: 0, finalResults: 0 };
+    task.set(nodeName, metrics);
+    return metrics;
+  }
+
+  /** The operators' counters of one task, summed (zeros for a task it never saw). */
+  forTask(taskId: string, into = { lateRecords: 0, skippedRecords: 0, finalResults: 0 }): WindowedOperatorMetrics {
+    for (const m of this.#tasks.get(taskId)?.values() ?? []) {
+      into.lateRecords += m.lateRecords;
+      into.skippedRecords += m.skippedRecords;
+      into.finalResults += m.finalResults;
+    }
+    return into;
+  }
+}
+
+// Registries of the apps and drivers running in this process; each leaves on close.
+const open = new Set<WindowedMetricsRegistry>();
 
 /**
  * Late and skipped records per task, as counted by the windowed operators: what Kafka
- * Streams reports as `dropped-records`. Keyed by application id and task id; an operator's
- * counters start again when its task is re-created.
+ * Streams reports as `dropped-records`. Read by application id and task id, over the apps
+ * (and test drivers) of that id still open in this process; an operator's counters start
+ * again when its task is re-created, and leave with their app when it closes.
  *
  * @example
  *   const { lateRecords } = WindowedMetrics.forTask("fraud", "0_3");
@@ -24,21 +58,25 @@ const registry = new Map<string, Map<string, WindowedOperatorMetrics>>();
 export const WindowedMetrics = {
   forTask(applicationId: string, taskId: string): WindowedOperatorMetrics {
     const total = { lateRecords: 0, skippedRecords: 0, finalResults: 0 };
-    for (const m of registry.get(`${applicationId}/${taskId}`)?.values() ?? []) {
-      total.lateRecords += m.lateRecords;
-      total.skippedRecords += m.skippedRecords;
-      total.finalResults += m.finalResults;
-    }
+    for (const registry of open) if (registry.applicationId === applicationId) registry.forTask(taskId, total);
     return total;
   },
-  /** @internal An operator's counters, reset when it initializes in a (new) task. */
-  register(applicationId: string, taskId: string, nodeName: string): WindowedOperatorMetrics {
-    const key = `${applicationId}/${taskId}`;
-    let task = registry.get(key);
-    if (!task) registry.set(key, (task = new Map()));
-    const metrics = { lateRecords: 0, skippedRecords: 0, finalResults: 0 };
-    task.set(nodeName, metrics);
-    return metrics;
+  /** @internal An app's registry, counted by forTask until release(). */
+  open(applicationId: string): WindowedMetricsRegistry {
+    const registry = new WindowedMetricsRegistry(applicationId);
+    open.add(registry);
+    return registry;
+  },
+  /** @internal */
+  release(registry: WindowedMetricsRegistry): void {
+    open.delete(registry);
+  },
+  /**
+   * @internal An operator's counters in its task's registry; a context without one (a
+   * processor tested on its own) gets counters nobody else reads.
+   */
+  register(context: { taskId: string; windowedMetrics?: WindowedMetricsRegistry | null }, nodeName: string): WindowedOperatorMetrics {
+    return context.windowedMetrics?.register(context.taskId, nodeName) ?? { lateRecords: 0, skippedRecords: 0, finalResults: 0 };
   },
 };
 

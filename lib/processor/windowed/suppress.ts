@@ -38,7 +38,7 @@ export class SuppressProcessor<K, V> implements Processor<Windowed<K>, Change<V>
   init(context: ProcessorContext<Windowed<K>, Change<V>>): void {
     this.context = context;
     this.buffer = context.getStateStore<FinalResultBuffer>(this.options.bufferStoreName);
-    this.metrics = WindowedMetrics.register(context.applicationId, context.taskId, this.options.nodeName);
+    this.metrics = WindowedMetrics.register(context, this.options.nodeName);
   }
 
   readonly process = (record: StreamRecord<Windowed<K>, Change<V>>): void => {

@@ -20,9 +20,11 @@ export interface TaskTransactionOptions {
  *
  * `commit` either resolves (everything committed) or throws:
  * - FencedError: another instance owns the task now; close it without committing;
- * - CommitUncertainError: the outcome is unknown; the producer was rebuilt (fencing any
- *   half-done transaction of ours) and the caller must rewind to the committed offsets
- *   and roll back local state.
+ * - CommitUncertainError: commit() itself failed, so the outcome is unknown; the producer
+ *   was rebuilt (fencing any half-done transaction of ours) and the caller must rewind to
+ *   the committed offsets and roll back local state;
+ * - RetriableError: the cycle failed before commit() and the transaction is aborted (by
+ *   the producer's rebuild when abort() was not possible); rewind the same way.
  */
 export class TaskTransaction {
   readonly transactionalId: string;
@@ -56,6 +58,7 @@ export class TaskTransaction {
   async commit(groupId: string, records: OutgoingRecord[], offsets: TopicPartitionOffset[]): Promise<LastOffsets> {
     const retries = this.#options.retries ?? 5;
     for (let attempt = 0; ; attempt++) {
+      let committing = false;
       const producer = this.#producer;
       if (!producer) throw new FencedError(`task ${this.#options.taskId} has no transactional producer; it was closed`);
       try {
@@ -63,10 +66,11 @@ export class TaskTransaction {
         const positions = await producer.send(records);
         await producer.sendOffsets(groupId, offsets);
         faultPoint("eos.before-commit");
+        committing = true;
         await producer.commit();
         return positions;
       } catch (error) {
-        const outcome = await this.#recover(producer, error);
+        const outcome = await this.#recover(producer, error, committing);
         if (outcome === "retry" && attempt < retries) {
           await new Promise((r) => setTimeout(r, Math.min(50 * 2 ** attempt, 2000)));
           continue;
@@ -84,7 +88,7 @@ export class TaskTransaction {
 
   // Decides what a failed cycle means. Before commit() the transaction can be aborted
   // and the same cycle retried; a failed commit() leaves the outcome unknown.
-  async #recover(producer: TransactionalProducer, error: unknown): Promise<"retry" | Error> {
+  async #recover(producer: TransactionalProducer, error: unknown, committing: boolean): Promise<"retry" | Error> {
     const { logger, taskId } = this.#options;
     if (error instanceof FencedError) {
       await this.close();
@@ -101,13 +105,18 @@ export class TaskTransaction {
       }
     }
     this.#aborted++;
-    logger.warn("transaction outcome unknown; rebuilding the producer and rewinding the task", { taskId, error });
+    // Before commit() the transaction never committed: the rebuild below fences it and the
+    // coordinator aborts it, a known outcome. Only a failed commit() leaves it unknown.
+    if (committing) logger.warn("transaction outcome unknown: commit failed; rebuilding the producer and rewinding the task", { taskId, error });
+    else logger.warn("transaction aborted: it failed before commit; rebuilding the producer (which aborts it) and rewinding the task", { taskId, error });
     try {
       await this.init();
     } catch (initError) {
       await this.close();
       return initError as Error;
     }
-    return error instanceof CommitUncertainError ? error : new CommitUncertainError(`task ${taskId}: transaction failed (${(error as Error).message})`, { cause: error });
+    if (error instanceof CommitUncertainError) return error;
+    if (committing) return new CommitUncertainError(`task ${taskId}: commit failed (${(error as Error).message}); its outcome is unknown`, { cause: error });
+    return new RetriableError(`task ${taskId}: transaction aborted before commit (${(error as Error).message})`, { cause: error });
   }
 }

@@ -11,7 +11,9 @@ import {
   type RecordContext,
   type RecordMetadata,
   type StreamRecord,
+  type WindowedMetricsRegistry,
 } from "../../processor/index.ts";
+import type { Logger } from "../../observability/index.ts";
 import type { RecordContextHolder } from "../../state/index.ts";
 import { decorateTopic, type ProcessorNode, type SinkNode, type SourceNode } from "../../topology/index.ts";
 import type { RecordCollector } from "./contracts.ts";
@@ -31,6 +33,14 @@ export interface TaskServices {
   schedule(nodeName: string, intervalMs: number, type: PunctuationType, punctuator: Punctuator): Cancellable;
   store(nodeName: string, storeName: string, declared: readonly string[]): unknown;
   countDropped(): void;
+  /** Per app: the windowed operators' counters and the logger skipped records go to (see OperatorServices). */
+  readonly operators: OperatorServices;
+}
+
+/** What an app gives the processors of its tasks: its own registries instead of process-wide ones. */
+export interface OperatorServices {
+  readonly windowedMetrics?: WindowedMetricsRegistry | null;
+  readonly skippedRecordLogger?: Logger | null;
 }
 
 /** An error thrown by user code in a node, tagged with the node so the handler can name it. */
@@ -192,6 +202,12 @@ export class ProcessorRuntime extends ForwardingNode implements ProcessorContext
   /** Counts a record an operator skipped on purpose (the task's dropped-records metric). */
   recordDropped(): void {
     this.task.countDropped();
+  }
+  get windowedMetrics(): WindowedMetricsRegistry | null {
+    return this.task.operators.windowedMetrics ?? null;
+  }
+  get skippedRecordLogger(): Logger | null {
+    return this.task.operators.skippedRecordLogger ?? null;
   }
 }
 

@@ -10,7 +10,7 @@ import { refuseAsync, type Cancellable, type PunctuationType, type Punctuator } 
 import type { SubTopology } from "../../topology/index.ts";
 import type { RawRecord, RecordCollector, StoreProvider, TopicPartition } from "./contracts.ts";
 import { buildRuntimeNodes, type TaskGraph } from "./graph.ts";
-import { NodeFailure, type ProcessingPosition, type TaskServices } from "./nodes.ts";
+import { NodeFailure, type OperatorServices, type ProcessingPosition, type TaskServices } from "./nodes.ts";
 import { PunctuationQueue } from "./punctuation.ts";
 import { RecordQueue } from "./record-queue.ts";
 import { prepareHead } from "./source-reader.ts";
@@ -40,6 +40,12 @@ export interface StreamTaskOptions {
    * their `maxTaskIdleMs` setting (default 0).
    */
   readonly maxTaskIdleMs?: number;
+  /** Sees every input record as it is processed (tracing: the batch span links to its trace context). */
+  readonly onInput?: (record: RawRecord) => void;
+  /** Receives each record's lateness (stream time minus its timestamp, 0 when in order); set only when the record-lateness metric is recorded. */
+  readonly recordLateness?: ((latenessMs: number) => void) | null;
+  /** The app's windowed-metrics registry and logger for its processors. Default: none (process-wide fallbacks). */
+  readonly operators?: OperatorServices;
 }
 
 export type TaskState = "created" | "running" | "closed";
@@ -78,6 +84,8 @@ export class StreamTask {
   private readonly clock: () => number;
   private readonly maxBuffered: number;
   private readonly maxTaskIdleMs: number;
+  private readonly onInput: ((record: RawRecord) => void) | undefined;
+  private readonly recordLateness: ((latenessMs: number) => void) | null;
   private readonly queues: RecordQueue[] = [];
   private readonly queueByPartition = new Map<string, RecordQueue>();
   private readonly punctuations = new PunctuationQueue();
@@ -94,7 +102,9 @@ export class StreamTask {
     this.clock = options.clock ?? Date.now;
     this.maxBuffered = options.maxBufferedRecordsPerPartition ?? 1000;
     this.maxTaskIdleMs = options.maxTaskIdleMs ?? -1;
-    this.graph = buildRuntimeNodes(options.subtopology, this.services(options.stores));
+    this.onInput = options.onInput;
+    this.recordLateness = options.recordLateness ?? null;
+    this.graph = buildRuntimeNodes(options.subtopology, this.services(options.stores, options.operators ?? {}));
     for (const tp of options.partitions) this.addPartition(tp);
   }
 
@@ -184,10 +194,12 @@ export class StreamTask {
     if (queue === null) return false;
     const record = queue.head!;
     const raw = queue.shift();
+    if (this.recordLateness !== null) this.recordLateness(this.streamTimeMs < 0 ? 0 : Math.max(0, this.streamTimeMs - record.timestamp));
     if (record.timestamp > queue.partitionTime) queue.partitionTime = record.timestamp;
     if (record.timestamp > this.streamTimeMs) this.streamTimeMs = record.timestamp;
     this.position.input = raw;
     this.position.timestamp = record.timestamp;
+    this.onInput?.(raw);
     try {
       queue.source.process(record);
     } catch (error) {
@@ -231,6 +243,11 @@ export class StreamTask {
     return this.queues
       .filter((q) => q.committableOffset >= 0)
       .map((q) => ({ topic: q.topic, partition: q.partition, offset: q.committableOffset, partitionTime: q.partitionTime }));
+  }
+
+  /** What the newest fetch of each partition said was left on the broker (-1 while unknown): the records-lag metric. */
+  partitionLags(): Array<TopicPartition & { lag: number }> {
+    return this.queues.map((q) => ({ topic: q.topic, partition: q.partition, lag: q.lag }));
   }
 
   /** Buffer sizes for backpressure: pause fetching a `full` partition, resume it when it drains. */
@@ -315,7 +332,7 @@ export class StreamTask {
     this.metrics.dropped++;
   }
 
-  private services(stores: StoreProvider): TaskServices {
+  private services(stores: StoreProvider, operators: OperatorServices): TaskServices {
     return {
       taskId: this.taskId,
       applicationId: this.applicationId,
@@ -338,6 +355,7 @@ export class StreamTask {
         return store;
       },
       countDropped: () => this.metrics.dropped++,
+      operators,
     };
   }
 

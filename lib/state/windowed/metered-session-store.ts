@@ -35,7 +35,7 @@ export class MeteredSessionStore<K, V>
   }
 
   put(session: Windowed<K>, value: V | null): void {
-    const started = performance.now();
+    const started = this.metrics.start();
     const { startMs, endMs } = session.window;
     if (endMs < startMs) throw new RangeError(`Session window end ${endMs} is before its start ${startMs}`);
     // A session's changes carry its end as timestamp (Kafka Streams' session cache flushes so).
@@ -44,14 +44,14 @@ export class MeteredSessionStore<K, V>
   }
 
   remove(session: Windowed<K>): void {
-    const started = performance.now();
+    const started = this.metrics.start();
     const { startMs, endMs } = session.window;
     this.inner.put(this.serdes.keyBytes(session.key), endMs, startMs, null, endMs);
     this.metrics.record("remove", started);
   }
 
   fetchSession(key: K, sessionStartMs: number, sessionEndMs: number): V | null {
-    const started = performance.now();
+    const started = this.metrics.start();
     const stored = this.inner.get(this.serdes.keyBytes(key), sessionEndMs, sessionStartMs);
     this.metrics.record("fetch", started);
     return this.serdes.value(stored?.value ?? null);
@@ -70,7 +70,7 @@ export class MeteredSessionStore<K, V>
   }
 
   private find(key: K, earliestEnd: number, latestStart: number, reverse: boolean): KeyValue<Windowed<K>, V>[] {
-    const started = performance.now();
+    const started = this.metrics.start();
     const rows = this.inner.find({
       key: this.serdes.keyBytes(key),
       timeFrom: earliestEnd,

@@ -49,7 +49,7 @@ export class MeteredWindowStore<K, V>
   }
 
   put(key: K, value: V | null, windowStartMs: number, timestampMs: number = this.recordTimestamp()): void {
-    const started = performance.now();
+    const started = this.metrics.start();
     if (this.retainDuplicates) {
       // A duplicate row has no identity to delete by, so Kafka Streams ignores null here too.
       if (value !== null) {
@@ -63,7 +63,7 @@ export class MeteredWindowStore<K, V>
   }
 
   fetchWindow(key: K, windowStartMs: number): V | null {
-    const started = performance.now();
+    const started = this.metrics.start();
     const keyBytes = this.serdes.keyBytes(key);
     let bytes: Buffer | null;
     if (this.retainDuplicates) {
@@ -77,7 +77,7 @@ export class MeteredWindowStore<K, V>
 
   fetchWindowValue(key: K, windowStartMs: number): WindowValue<V> | null {
     if (this.retainDuplicates) return this.fetch(key, windowStartMs, windowStartMs)[0] ?? null;
-    const started = performance.now();
+    const started = this.metrics.start();
     const stored = this.inner.get(this.serdes.keyBytes(key), windowStartMs, 0);
     this.metrics.record("fetch", started);
     return stored === null ? null : { windowStartMs, value: this.serdes.value(stored.value) as V, timestampMs: stored.timestampMs };
@@ -92,7 +92,7 @@ export class MeteredWindowStore<K, V>
   }
 
   fetchAll(timeFrom: number, timeTo: number): KeyValue<Windowed<K>, V>[] {
-    const started = performance.now();
+    const started = this.metrics.start();
     const rows = this.inner.find({ key: null, timeFrom, timeTo, reverse: false });
     this.metrics.record("fetch", started);
     return rows.map((r) => this.windowedRow(r));
@@ -107,7 +107,7 @@ export class MeteredWindowStore<K, V>
   }
 
   private fetchKey(key: K, timeFrom: number, timeTo: number, reverse: boolean): WindowValue<V>[] {
-    const started = performance.now();
+    const started = this.metrics.start();
     const rows = this.inner.find({ key: this.serdes.keyBytes(key), timeFrom, timeTo, reverse });
     this.metrics.record("fetch", started);
     return rows.map((r) => ({ windowStartMs: r.time, value: this.serdes.value(r.value) as V, timestampMs: r.timestampMs }));
