@@ -107,10 +107,10 @@ function aggregate(spec: InputSpec, keysOf: (n: number, ts: number) => string[])
   return counts;
 }
 
-/** Starts of the hopping windows [s, s + size) holding ts, s a multiple of the advance. */
-function hoppingStarts(ts: number): number[] {
+/** Starts of the hopping windows [s, s + size) holding ts, s a multiple of the advance and not negative. */
+export function hoppingStarts(ts: number): number[] {
   const starts: number[] = [];
-  for (let s = ts - (ts % ADVANCE_MS); s > ts - WINDOW_MS; s -= ADVANCE_MS) starts.push(s);
+  for (let s = ts - (ts % ADVANCE_MS); s > ts - WINDOW_MS && s >= 0; s -= ADVANCE_MS) starts.push(s);
   return starts;
 }
 
