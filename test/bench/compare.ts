@@ -17,7 +17,8 @@ import type { InputSpec } from "./generated-input.ts";
 import { committedTotal, loadInputs, readOutput } from "./inputs.ts";
 import { machineReport } from "./machine.ts";
 import { type InputTopics, peerWorkload, type PeerWorkload, SYSTEMS, type SystemName } from "./peer-workloads.ts";
-import { type Cell, type RunFigure, throughputTable, type Variant } from "./report.ts";
+import { measurePeerLatency } from "./peer-latency.ts";
+import { type Cell, type LatencyCell, latencyTable, type RunFigure, summarise, throughputTable, type Variant } from "./report.ts";
 import { restoreScenario, type RestoreCell, restoreTable } from "./restore.ts";
 import { RunnerProcess } from "./systems.ts";
 import { verify } from "./verify.ts";
@@ -43,6 +44,7 @@ const FULL_SCENARIOS = [
   "count-10k-keys/exactly_once/100/30",
 ];
 const scenarios: Scenario[] = (process.env["BENCH_SCENARIOS"]?.split(",") ?? (quick ? QUICK_SCENARIOS : FULL_SCENARIOS)).map(parseScenario);
+const latencySeconds = Number(process.env["BENCH_LATENCY_SECONDS"] ?? (quick ? 10 : 60));
 const restoreRecords = Number(process.env["BENCH_RESTORE_RECORDS"] ?? (quick ? 20_000 : 1_000_000));
 
 const broker = await startBroker();
@@ -54,6 +56,7 @@ const baseMs = Math.floor(Date.now() / 3_600_000) * 3_600_000 - 6 * 3_600_000;
 const loaded = new Map<string, { topics: InputTopics; records: number }>();
 const cells: Cell[] = [];
 const restoreCells: RestoreCell[] = [];
+const latencyCells: LatencyCell[] = [];
 const started = Date.now();
 
 try {
@@ -92,6 +95,30 @@ try {
     }
     cells.push(...byVariant.values());
   }
+  if (process.env["BENCH_LATENCY"] !== "0") {
+    for (const [guarantee, commitMs] of [["at_least_once", 1000], ["exactly_once", 100]] as const) {
+      const ratePerSecond = latencyRate(guarantee, commitMs);
+      const name = `passthrough ${guarantee === "exactly_once" ? "EOS" : "ALOS"} ${commitMs} ms 3p`;
+      const byVariant = new Map<Variant, LatencyCell>();
+      for (let round = 1; round <= rounds; round++) {
+        for (const system of systems) {
+          // One run per fresh process: for Kafka Streams that is its cold JVM.
+          const variant: Variant = system === "kstreams" ? "kstreams-cold" : system;
+          const cell = byVariant.get(variant) ?? byVariant.set(variant, { scenario: name, variant, ratePerSecond, runs: [] }).get(variant)!;
+          try {
+            const r = await measurePeerLatency({ client, admin, bootstrap: broker.bootstrap, system, guarantee, commitMs, partitions: 3, ratePerSecond, seconds: latencySeconds, stateRoot });
+            cell.runs.push(r);
+            console.error(`latency ${name} round ${round} ${system}: ${r.verdict.ok ? `p50 ${r.p50} ms, p99 ${r.p99} ms at ${ratePerSecond}/s` : `FAILED ${r.verdict.detail}`}`);
+          } catch (error) {
+            const detail = error instanceof Error ? error.message : String(error);
+            cell.runs.push({ p50: NaN, p99: NaN, verdict: { ok: false, detail } });
+            console.error(`latency ${name} round ${round} ${system}: FAILED ${detail}`);
+          }
+        }
+      }
+      latencyCells.push(...byVariant.values());
+    }
+  }
   if (process.env["BENCH_RESTORE"] !== "0") {
     restoreCells.push(...(await restoreScenario({ client, bootstrap: broker.bootstrap, admin, systems, records: restoreRecords, baseMs, stateRoot, rounds })));
   }
@@ -120,16 +147,19 @@ const markdown = [
   "## Throughput",
   "",
   throughputTable(cells),
-  ...(restoreCells.length > 0 ? ["", "## Restore", "", restoreTable(restoreCells)] : []),
+  ...(latencyCells.length > 0
+    ? ["", "## End-to-end latency", "", `Pass-through fed at a fixed rate for ${latencySeconds} s: half of the slowest system's verified pass-through rate above (so every system runs at or under half its peak), or BENCH_LATENCY_RATE; read by a read_committed consumer (arrival - send time). Kafka Streams: one run in a fresh JVM.`, "", latencyTable(latencyCells)]
+    : []),
+  ...(restoreCells.length > 0 ? ["", "## Restore", "", `count-1m-keys (at-least-once) over ${restoreRecords.toLocaleString("en-US")} records builds each system's changelog; a fresh process of the same application on an empty state directory is timed from "run" to running (group join included).`, "", restoreTable(restoreCells)] : []),
   "",
 ].join("\n");
 const resultsDir = resolve(import.meta.dirname, "results");
 mkdirSync(resultsDir, { recursive: true });
 const stamp = new Date(started).toISOString().replace(/[:.]/g, "-");
 writeFileSync(join(resultsDir, `${stamp}.md`), markdown);
-writeFileSync(join(resultsDir, `${stamp}.json`), JSON.stringify({ cells, restoreCells, records, rounds, quick }, null, 2));
+writeFileSync(join(resultsDir, `${stamp}.json`), JSON.stringify({ cells, latencyCells, restoreCells, records, rounds, quick }, null, 2));
 writeFileSync(join(resultsDir, "latest.md"), markdown);
-writeFileSync(join(resultsDir, "latest.json"), JSON.stringify({ cells, restoreCells, records, rounds, quick }, null, 2));
+writeFileSync(join(resultsDir, "latest.json"), JSON.stringify({ cells, latencyCells, restoreCells, records, rounds, quick }, null, 2));
 console.log(markdown);
 console.error(`results in ${join(resultsDir, "latest.md")}; \`make bench-chart\` draws latest.png, \`make bench-docs\` copies the table into docs/benchmarks.md`);
 
@@ -156,6 +186,17 @@ async function runOnce(runner: RunnerProcess, scenario: Scenario, inputs: { topi
     peakRssMb: measured.peakRssMb,
     verdict,
   };
+}
+
+/** Half of the slowest system's verified pass-through rate under this guarantee, so all run the same load. */
+function latencyRate(guarantee: string, commitMs: number): number {
+  if (process.env["BENCH_LATENCY_RATE"]) return Number(process.env["BENCH_LATENCY_RATE"]);
+  const name = `passthrough ${guarantee === "exactly_once" ? "EOS" : "ALOS"} ${commitMs} ms 3p`;
+  const peaks = cells
+    .filter((c) => c.scenario === name && c.variant !== "kstreams-cold")
+    .map(summarise)
+    .flatMap((s) => ("recordsPerSecond" in s ? [s.recordsPerSecond] : []));
+  return peaks.length > 0 ? Math.max(100, Math.round(Math.min(...peaks) / 2 / 100) * 100) : 1000;
 }
 
 function runnerEnv(scenario: Scenario, topics: InputTopics): Record<string, string> {
