@@ -44,7 +44,7 @@ const FULL_SCENARIOS = [
   "count-10k-keys/exactly_once/100/30",
 ];
 const scenarios: Scenario[] = (process.env["BENCH_SCENARIOS"]?.split(",") ?? (quick ? QUICK_SCENARIOS : FULL_SCENARIOS)).map(parseScenario);
-const latencySeconds = Number(process.env["BENCH_LATENCY_SECONDS"] ?? (quick ? 10 : 60));
+const latencySeconds = Number(process.env["BENCH_LATENCY_SECONDS"] ?? (quick ? 5 : 60));
 const restoreRecords = Number(process.env["BENCH_RESTORE_RECORDS"] ?? (quick ? 20_000 : 1_000_000));
 
 const broker = await startBroker();
