@@ -47,9 +47,8 @@ final class Workloads {
         b.stream(input, STRINGS).join(rows, (v, row) -> n(v) + ":" + row).to(output, OUT);
       }
       case "stream-stream-join" -> {
-        KStream<String, String> s = b.stream(input, STRINGS);
-        KStream<String, String> left = s.filter((k, v) -> n(v) % 20_000 < 10_000);
-        KStream<String, String> right = s.filter((k, v) -> n(v) % 20_000 >= 10_000);
+        KStream<String, String> left = b.stream(Runner.env("LEFT"), STRINGS);
+        KStream<String, String> right = b.stream(Runner.env("RIGHT"), STRINGS);
         left.join(right, (l, r) -> n(l) + ":" + n(r), JoinWindows.ofTimeDifferenceAndGrace(JOIN_WINDOW, GRACE), StreamJoined.with(Serdes.String(), Serdes.String(), Serdes.String()))
             .to(output, OUT);
       }
