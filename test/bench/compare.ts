@@ -161,7 +161,7 @@ writeFileSync(join(resultsDir, `${stamp}.json`), JSON.stringify({ cells, latency
 writeFileSync(join(resultsDir, "latest.md"), markdown);
 writeFileSync(join(resultsDir, "latest.json"), JSON.stringify({ cells, latencyCells, restoreCells, records, rounds, quick }, null, 2));
 console.log(markdown);
-console.error(`results in ${join(resultsDir, "latest.md")}; \`make bench-chart\` draws latest.png, \`make bench-docs\` copies the table into docs/benchmarks.md`);
+console.error(`results in ${join(resultsDir, "latest.md")}; make bench draws latest.png, \`make bench-docs\` copies the report into docs/benchmarks.md`);
 
 async function runOnce(runner: RunnerProcess, scenario: Scenario, inputs: { topics: InputTopics; records: number }, spec: InputSpec, label: string): Promise<RunFigure> {
   const applicationId = `bench-${label}-${Date.now()}`.replace(/[^A-Za-z0-9._-]/g, "-");
