@@ -136,7 +136,7 @@ $(BENCH_VENV)/.installed: test/bench/quix/requirements.txt
 
 bench-tools: setup $(KSTREAMS_BENCH)/target/.built $(BENCH_VENV)/.installed
 
-# QUICK=1: 20,000 records, 4 scenarios, 1 round, 5 s of latency (see docs/benchmarks.md).
+# QUICK=1: 10,000 records, 4 scenarios, 1 round, 5 s of exactly-once latency (see docs/benchmarks.md).
 bench: bench-tools
 	QUICK=$(QUICK) node test/bench/compare.ts
 	$(BENCH_VENV)/bin/python test/bench/chart.py test/bench/results/latest.json test/bench/results/latest.png
