@@ -170,7 +170,8 @@ async function runOnce(runner: RunnerProcess, scenario: Scenario, inputs: { topi
   await admin.createTopics([{ name: output, partitions: scenario.partitions }]);
   const topics = scenario.workload.shape === "left-right" ? [inputs.topics.left!, inputs.topics.right!] : [inputs.topics.input];
   const start = await runner.run(applicationId, output);
-  const deadline = performance.now() + Math.max(180_000, inputs.records);
+  // A run slower than 200 records/s (or 3 minutes) counts as failed.
+  const deadline = performance.now() + Math.max(180_000, inputs.records * 5);
   while ((await committedTotal(admin, applicationId, topics)) < inputs.records) {
     if (performance.now() > deadline) {
       await runner.stop();
