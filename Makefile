@@ -37,14 +37,15 @@ KUBE_VALIDATE_ENV := $(TOOLS)/kubernetes-validate
 PARITY_POM := test/parity/java/pom.xml
 PARITY_CLASSPATH := $(CURDIR)/test/parity/java/target/classpath.txt
 
-.PHONY: build container-engine service-image docs docs-check helm-lint helm-tools test-helm help setup test test-unit test-parity test-integration lint typecheck demo bench chaos kafka-up kafka-down env shell clean
+.PHONY: build container-engine service-image docs docs-check helm-lint helm-tools test-helm help setup test test-unit test-parity test-integration lint typecheck demo bench bench-tools bench-sluice bench-docs chaos kafka-up kafka-down env shell clean
 
 help:
 	@echo "make demo        fraud detection on a local broker with a live page (Ctrl-C stops it)"
 	@echo "make test        lint, type-check and run every test against a real broker"
 	@echo "make build       compile lib/ to dist/ (what the npm package ships)"
 	@echo "make docs        API reference from the doc comments, into docs/api/index.html"
-	@echo "make bench       throughput benchmarks on the local broker"
+	@echo "make bench       Sluice, Kafka Streams and Quix Streams side by side on a local broker (QUICK=1: under 5 min; BENCH_DOCS=1: table into docs/benchmarks.md)"
+	@echo "make bench-sluice  Sluice's own benchmark (more workloads, restore, latency; Sluice only)"
 	@echo "make kafka-up    start a local broker and print its address; make kafka-down stops it"
 	@echo "SLUICE_TESTCONTAINERS=1 make test   also run part of the suite on a broker in a container (root: sets up dockerd)"
 	@echo "make helm-lint   lint and render the Helm chart (builds helm with Go the first time)"
@@ -131,7 +132,41 @@ test-integration: setup $(if $(TESTCONTAINERS_TIER),container-engine service-ima
 demo: setup
 	node services/demo/main.ts
 
-bench: setup
+# `make bench`'s peers: Kafka Streams as a Maven project (built once; its jars cached in
+# ~/.m2, Maven itself fetched from Maven Central when missing) and Quix Streams plus
+# matplotlib for the chart in a virtualenv from PyPI.
+MAVEN_VERSION := 3.9.9
+MVN := $(or $(shell command -v mvn 2>/dev/null),$(TOOLS)/apache-maven-$(MAVEN_VERSION)/bin/mvn)
+BENCH_VENV := $(TOOLS)/bench-venv
+KSTREAMS_BENCH := test/bench/kstreams
+$(TOOLS)/apache-maven-$(MAVEN_VERSION)/bin/mvn:
+	@mkdir -p $(TOOLS)
+	curl -fsSL https://repo1.maven.org/maven2/org/apache/maven/apache-maven/$(MAVEN_VERSION)/apache-maven-$(MAVEN_VERSION)-bin.tar.gz | tar xz -C $(TOOLS)
+
+$(KSTREAMS_BENCH)/target/.built: $(KSTREAMS_BENCH)/pom.xml $(wildcard $(KSTREAMS_BENCH)/src/main/java/sluice/bench/*.java) $(MVN)
+	@command -v java >/dev/null || { echo "make bench needs Java 17 or later for Kafka Streams (apt-get install openjdk-17-jdk-headless)"; exit 1; }
+	$(MVN) -q -B -f $(KSTREAMS_BENCH)/pom.xml package
+	@touch $@
+
+$(BENCH_VENV)/.installed: test/bench/quix/requirements.txt
+	rm -rf $(BENCH_VENV)
+	python3 -m venv $(BENCH_VENV)
+	$(BENCH_VENV)/bin/pip install --quiet --disable-pip-version-check --no-input -r test/bench/quix/requirements.txt
+	@touch $@
+
+bench-tools: setup $(KSTREAMS_BENCH)/target/.built $(BENCH_VENV)/.installed
+
+# QUICK=1: 10,000 records, 4 scenarios, 1 round, 5 s of exactly-once latency (see docs/benchmarks.md).
+bench: bench-tools
+	QUICK=$(QUICK) node test/bench/compare.ts
+	$(BENCH_VENV)/bin/python test/bench/chart.py test/bench/results/latest.json test/bench/results/latest.png
+	$(if $(filter 1,$(BENCH_DOCS)),node test/bench/to-docs.ts)
+
+# Copies the table of test/bench/results/latest.md into docs/benchmarks.md.
+bench-docs: node_modules/.installed
+	node test/bench/to-docs.ts
+
+bench-sluice: setup
 	node test/bench/main.ts
 
 chaos: setup

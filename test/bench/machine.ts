@@ -1,0 +1,27 @@
+/** The machine, versions and load a benchmark ran with, for the report's header. */
+import { spawnSync } from "node:child_process";
+import { cpus, loadavg, totalmem } from "node:os";
+import { resolve } from "node:path";
+import type { Broker } from "../broker/provider.ts";
+import { QUIX_PYTHON } from "./systems.ts";
+
+/** A tool's answer (java -version writes to stderr), or "unknown". */
+const quiet = (cmd: string, args: string[]): string => {
+  const r = spawnSync(cmd, args, { encoding: "utf8" });
+  return (r.status === 0 && (r.stdout.trim() || r.stderr.trim())) || "unknown";
+};
+
+export function machineReport(broker: Broker): string {
+  const java = quiet("java", ["-version"]);
+  const javaVersion = /version "([^"]+)"/.exec(java)?.[1] ?? java.split("\n")[0];
+  const quix = quiet(QUIX_PYTHON, ["-c", "import warnings; warnings.simplefilter('ignore'); import quixstreams, sys; print(quixstreams.__version__, sys.version.split()[0])"]).split(" ");
+  const pom = quiet("sed", ["-n", "s:.*<kafka.version>\\(.*\\)</kafka.version>.*:\\1:p", resolve(import.meta.dirname, "kstreams/pom.xml")]);
+  const load = loadavg().map((l) => l.toFixed(1)).join(" ");
+  return [
+    `- Machine: ${cpus().length} cores (${cpus()[0]?.model ?? "?"}), ${Math.round(totalmem() / 2 ** 30)} GiB; load average at the end ${load}; broker, harness and system under test share it.`,
+    `- Broker: Kafka ${broker.version} (${broker.provider}), one node.`,
+    `- Sluice: git ${quiet("git", ["rev-parse", "--short", "HEAD"])}, Node ${process.version}.`,
+    `- Kafka Streams ${pom}, Java ${javaVersion}.`,
+    `- Quix Streams ${quix[0]}, Python ${quix[1] ?? "?"}.`,
+  ].join("\n");
+}

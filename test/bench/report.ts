@@ -1,0 +1,107 @@
+/**
+ * The comparison table: medians over rounds, ratios against Kafka Streams (steady) and
+ * Quix Streams, FAILED where any round failed verification, and the reason where a
+ * system cannot run a workload. Pure: test/unit/bench-report.test.ts covers it.
+ */
+import type { Verdict } from "./verify.ts";
+
+/** Kafka Streams appears twice: the first run of a fresh JVM and a second run in the same JVM. */
+export type Variant = "sluice" | "kstreams-cold" | "kstreams-steady" | "quix";
+export const VARIANTS: Variant[] = ["sluice", "kstreams-cold", "kstreams-steady", "quix"];
+const LABEL: Record<Variant, string> = { sluice: "Sluice", "kstreams-cold": "Kafka Streams (cold)", "kstreams-steady": "Kafka Streams (steady)", quix: "Quix Streams" };
+
+export interface RunFigure {
+  recordsPerSecond: number;
+  cpuSecondsPerMillion: number;
+  peakRssMb: number;
+  verdict: Verdict;
+}
+
+/** One scenario (workload under a guarantee, commit interval and partition count) and one system. */
+export interface Cell {
+  scenario: string;
+  variant: Variant;
+  runs: RunFigure[];
+  /** Set when the system cannot run the scenario: the reason replaces the figures. */
+  unsupported?: string;
+}
+
+export function median(values: number[]): number {
+  if (values.length === 0) return NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+export interface Summary {
+  recordsPerSecond: number;
+  cpuSecondsPerMillion: number;
+  peakRssMb: number;
+  min: number;
+  max: number;
+}
+
+/** Medians of the verified runs, or the failure that disqualifies the cell. */
+export function summarise(cell: Cell): Summary | { failed: string } | { unsupported: string } {
+  if (cell.unsupported) return { unsupported: cell.unsupported };
+  if (cell.runs.length === 0) return { failed: "no run completed" };
+  const failedRuns = cell.runs.filter((r) => !r.verdict.ok);
+  if (failedRuns.length > 0) return { failed: `${failedRuns.length} of ${cell.runs.length} rounds failed verification: ${failedRuns[0]!.verdict.detail}` };
+  const rates = cell.runs.map((r) => r.recordsPerSecond);
+  return {
+    recordsPerSecond: median(rates),
+    cpuSecondsPerMillion: median(cell.runs.map((r) => r.cpuSecondsPerMillion)),
+    peakRssMb: median(cell.runs.map((r) => r.peakRssMb)),
+    min: Math.min(...rates),
+    max: Math.max(...rates),
+  };
+}
+
+const isSummary = (s: ReturnType<typeof summarise> | undefined): s is Summary => s !== undefined && "recordsPerSecond" in s;
+const fmt = (n: number) => Math.round(n).toLocaleString("en-US");
+const ratio = (a: Summary, b: ReturnType<typeof summarise> | undefined) => (isSummary(b) && b.recordsPerSecond > 0 ? `${(a.recordsPerSecond / b.recordsPerSecond).toFixed(2)}×` : "–");
+
+/** A Markdown table, one row per scenario and system, in the order the cells came. */
+export function throughputTable(cells: Cell[]): string {
+  const lines = [
+    "| scenario | system | records/s (median, min–max) | CPU s / 1M records | peak RSS MB | vs Kafka Streams steady | vs Quix | verified |",
+    "|---|---|---|---|---|---|---|---|",
+  ];
+  const scenarios = [...new Set(cells.map((c) => c.scenario))];
+  for (const scenario of scenarios) {
+    const row = new Map(cells.filter((c) => c.scenario === scenario).map((c) => [c.variant, summarise(c)]));
+    for (const variant of VARIANTS) {
+      const s = row.get(variant);
+      if (s === undefined) continue;
+      if ("unsupported" in s) lines.push(`| ${scenario} | ${LABEL[variant]} | n/a: ${escape(s.unsupported)} | | | | | |`);
+      else if ("failed" in s) lines.push(`| ${scenario} | ${LABEL[variant]} | FAILED | | | | | ${escape(s.failed)} |`);
+      else {
+        const vsKs = variant === "kstreams-steady" ? "1.00×" : ratio(s, row.get("kstreams-steady"));
+        const vsQuix = variant === "quix" ? "1.00×" : ratio(s, row.get("quix"));
+        lines.push(`| ${scenario} | ${LABEL[variant]} | ${fmt(s.recordsPerSecond)} (${fmt(s.min)}–${fmt(s.max)}) | ${s.cpuSecondsPerMillion.toFixed(1)} | ${fmt(s.peakRssMb)} | ${vsKs} | ${vsQuix} | yes |`);
+      }
+    }
+  }
+  return lines.join("\n");
+}
+
+export interface LatencyCell {
+  scenario: string;
+  variant: Variant;
+  ratePerSecond: number;
+  runs: { p50: number; p99: number; verdict: Verdict }[];
+  unsupported?: string;
+}
+
+export function latencyTable(cells: LatencyCell[]): string {
+  const lines = ["| scenario | system | rate/s | p50 ms (median) | p99 ms (median) | verified |", "|---|---|---|---|---|---|"];
+  for (const c of cells) {
+    const failed = c.runs.filter((r) => !r.verdict.ok);
+    if (c.unsupported) lines.push(`| ${c.scenario} | ${LABEL[c.variant]} | | n/a: ${escape(c.unsupported)} | | |`);
+    else if (c.runs.length === 0 || failed.length > 0) lines.push(`| ${c.scenario} | ${LABEL[c.variant]} | ${fmt(c.ratePerSecond)} | FAILED | | ${escape(failed[0]?.verdict.detail ?? "no run completed")} |`);
+    else lines.push(`| ${c.scenario} | ${LABEL[c.variant]} | ${fmt(c.ratePerSecond)} | ${fmt(median(c.runs.map((r) => r.p50)))} | ${fmt(median(c.runs.map((r) => r.p99)))} | yes |`);
+  }
+  return lines.join("\n");
+}
+
+const escape = (text: string) => text.replace(/\|/g, "\\|").replace(/\n/g, " ");
