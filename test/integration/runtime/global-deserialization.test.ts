@@ -49,6 +49,8 @@ describe("global-table records that cannot be deserialized", () => {
       commitIntervalMs: 100,
       exceptionHandlers: { ...handlers, logger: silent },
       logger: silentLogger,
+      // The test inspects the ERROR state; the default policy would end the test process.
+      uncaughtExceptionHandler: () => "SHUTDOWN_CLIENT",
     });
     return { app, products, orders, output };
   }
