@@ -178,35 +178,41 @@ export class StreamThread {
     await this.#deps.committer.close();
   }
 
+  // Tasks prepare side by side: each waits on the broker (producer init, offsets, its
+  // changelogs), so a rebalance costs the slowest task, not the sum.
   async #prepare(generation: number, byTask: Map<string, TopicPartition[]>): Promise<void> {
-    const { admin, committer, consumer, config } = this.#deps;
-    for (const [taskId, partitions] of byTask) {
-      if (generation !== this.#generation) return;
-      await committer.prepare({ id: taskId });
-      this.#prepared.add(taskId);
-      const positions = await startingPositions(admin, config.applicationId, partitions, this.#deps.resetFor);
-      if (generation !== this.#generation) return;
-      const task = this.#deps.createTask(taskId, partitions, byTask.size);
-      try {
-        this.restoredRecords += await task.restore();
-        if (generation !== this.#generation) {
-          task.close();
-          return;
-        }
-        task.initialize(positions);
-      } catch (error) {
-        task.close();
-        throw error;
-      }
-      this.#tasks.set(taskId, task);
-      for (const position of positions) {
-        consumer.seek(position);
-        this.#taskByPartition.set(partitionKey(position), task);
-      }
-      consumer.resume(partitions);
-      for (const tp of partitions) this.#paused.delete(partitionKey(tp));
-    }
+    const results = await Promise.allSettled([...byTask].map(([taskId, partitions]) => this.#prepareTask(generation, taskId, partitions, byTask.size)));
+    const failed = results.find((r): r is PromiseRejectedResult => r.status === "rejected");
+    if (failed) throw failed.reason;
     if (generation === this.#generation) this.#deps.onRunning();
+  }
+
+  async #prepareTask(generation: number, taskId: string, partitions: TopicPartition[], taskCount: number): Promise<void> {
+    const { admin, committer, consumer, config } = this.#deps;
+    if (generation !== this.#generation) return;
+    await committer.prepare({ id: taskId });
+    this.#prepared.add(taskId);
+    const positions = await startingPositions(admin, config.applicationId, partitions, this.#deps.resetFor);
+    if (generation !== this.#generation) return;
+    const task = this.#deps.createTask(taskId, partitions, taskCount);
+    try {
+      this.restoredRecords += await task.restore();
+      if (generation !== this.#generation) {
+        task.close();
+        return;
+      }
+      task.initialize(positions);
+    } catch (error) {
+      task.close();
+      throw error;
+    }
+    this.#tasks.set(taskId, task);
+    for (const position of positions) {
+      consumer.seek(position);
+      this.#taskByPartition.set(partitionKey(position), task);
+    }
+    consumer.resume(partitions);
+    for (const tp of partitions) this.#paused.delete(partitionKey(tp));
   }
 
   async #loop(): Promise<void> {
