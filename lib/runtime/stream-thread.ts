@@ -45,6 +45,7 @@ export class StreamThread {
   #stopped: Promise<void> | null = null;
   #lastCommit = Date.now();
   #commitRequested = false;
+  #commitWaiters: (() => void)[] = [];
   #failures = 0;
   #lastPurge = Date.now();
   readonly #purge = new Map<string, TopicPartitionOffset>();
@@ -92,6 +93,7 @@ export class StreamThread {
           this.#prepared.delete(id);
           await this.#deps.committer.release(id);
         }
+        await this.#deps.committer.afterAssignment?.(partitions);
         await this.#prepare(generation, byTask);
       })
       .catch((error) => this.#recover(error, "preparing tasks"));
@@ -122,6 +124,18 @@ export class StreamThread {
   onRebalancing(): void {
     this.#commitRequested = true;
     this.#deps.onRebalancing();
+  }
+
+  /**
+   * Consumer callback before the member rejoins for a rebalance: commits now, while the
+   * old generation still holds, so a task that moves starts at this instance's last
+   * flushed record; settles when that commit ended, whether it succeeded or not.
+   */
+  commitBeforeRejoin(): Promise<void> {
+    if (!this.#running || this.#tasks.size === 0) return Promise.resolve();
+    this.#commitRequested = true;
+    this.#wake?.();
+    return new Promise((resolve) => this.#commitWaiters.push(resolve));
   }
 
   /** Consumer callback: one fetched batch, with the partition's end at that fetch. */
@@ -168,6 +182,7 @@ export class StreamThread {
     this.#running = false;
     this.#wake?.();
     await this.#stopped;
+    for (const resolve of this.#commitWaiters.splice(0)) resolve();
     await this.#preparing;
     try {
       await this.#commit();
@@ -254,9 +269,14 @@ export class StreamThread {
 
   async #commit(): Promise<void> {
     this.#commitRequested = false;
-    this.#lastCommit = Date.now();
+    const waiters = this.#commitWaiters.splice(0);
+    const startedAt = Date.now();
     const tasks = [...this.#tasks.values()];
-    if (tasks.length === 0) return;
+    if (tasks.length === 0) {
+      this.#lastCommit = startedAt;
+      for (const resolve of waiters) resolve();
+      return;
+    }
     // A commit that hangs stalls the whole loop; say so rather than go quiet.
     const watchdog = setTimeout(() => this.#deps.logger.warn("commit still waiting after 10 s", { tasks: tasks.map((t) => t.id) }), 10_000);
     let committed: TopicPartitionOffset[];
@@ -264,7 +284,11 @@ export class StreamThread {
       committed = await this.#deps.committer.commit(tasks);
     } finally {
       clearTimeout(watchdog);
+      for (const resolve of waiters) resolve();
     }
+    // Only a commit that succeeded restarts the interval: after a failed one the next
+    // chance commits, instead of a full interval later.
+    this.#lastCommit = startedAt;
     this.#failures = 0;
     for (const o of committed) if (this.#deps.purgeable.has(o.topic)) this.#purge.set(partitionKey(o), o);
     if (this.#purge.size > 0 && this.#lastCommit - this.#lastPurge >= this.#deps.config.repartitionPurgeIntervalMs) this.#purgeRepartitionTopics();

@@ -235,7 +235,7 @@ export class StreamsApp {
     } else {
       const producer = client.producer({ idempotent: true });
       await producer.connect();
-      committer = new AtLeastOnceCommitter(producer, consumer, resolveExceptionHandlers(this.#handlerConfig()).production);
+      committer = new AtLeastOnceCommitter(producer, consumer, resolveExceptionHandlers(this.#handlerConfig()).production, this.#logger);
     }
     const environment: TaskEnvironment = {
       exceptionHandlers: this.#handlerConfig(),
@@ -277,6 +277,7 @@ export class StreamsApp {
         thread.onAssigned(partitions);
       },
       onRebalancing: () => thread.onRebalancing(),
+      beforeRejoin: () => thread.commitBeforeRejoin(),
       onRecords: (topic, partition, records, end) => thread.onRecords(topic, partition, records, end),
       onPosition: (topic, partition, nextOffset, end) => thread.onPosition(topic, partition, nextOffset, end),
       onCrash: (error, willRestart) => {
