@@ -14,6 +14,7 @@ import { silentLogger } from "../../lib/observability/index.ts";
 import { bootstrap } from "../integration/support.ts";
 import { expectAtLeastOnce } from "./support/expectations.ts";
 import { Scenario } from "./support/scenario.ts";
+import { killRecordingUncommitted, type Kill } from "./support/uncommitted-bound.ts";
 
 const PARTITIONS = 6;
 
@@ -25,21 +26,13 @@ describe("at-least-once across rebalances", () => {
     });
     const admin = createKafkaClient({ clientId: "chaos-alos-bound", brokers: [bootstrap()] }, silentLogger).admin();
     await admin.connect();
-    const kills: { worker: string; tasks: string[]; uncommitted: number }[] = [];
+    const kills: Kill[] = [];
     try {
       const { verdict } = await s.run(async () => {
         const until = Date.now() + 60_000;
         for (let i = 0; Date.now() < until; i++) {
           await s.sleep(10_000 + Math.random() * 10_000);
-          const name = ["a", "b", "c"][i % 3]!;
-          const victim = s.worker(name);
-          const tasks = victim.progress?.tasks ?? [];
-          const committed = new Map((await admin.committedOffsets(s.applicationId, [s.input])).map((o) => [o.partition, o.offset]));
-          await s.killAndRestart(name);
-          const ends = new Map((await admin.offsets(s.input)).map((o) => [o.partition, o.latest]));
-          const partitions = tasks.map((t) => Number(t.split("_")[1]));
-          const uncommitted = partitions.reduce((sum, p) => sum + (ends.get(p) ?? 0) - (committed.get(p) ?? 0), 0);
-          kills.push({ worker: name, tasks, uncommitted });
+          kills.push(await killRecordingUncommitted(s, admin, ["a", "b", "c"][i % 3]!));
         }
       });
       const bound = kills.reduce((sum, k) => sum + k.uncommitted, 0);
