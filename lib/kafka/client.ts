@@ -23,7 +23,10 @@ export interface KafkaClient {
   partitionBounds(partitions: readonly TopicPartition[], readCommitted: boolean): Promise<Map<string, PartitionBounds>>;
   /** Reads each range `[from, to)` by offset, without a group (store restoration). */
   readRanges(ranges: readonly BoundedRange[], onRecords: (range: BoundedRange, records: FetchedRecord[]) => void, readCommitted: boolean): Promise<void>;
-  /** Reads partitions from the given offsets to their current end (global stores catching up). */
+  /**
+   * Reads partitions from the given offsets (or their log start, when that is later) to
+   * their current end (global stores catching up).
+   */
   readToEnd(
     ranges: ReadRange[],
     onRecords: (range: ReadRange, records: FetchedRecord[]) => void,
@@ -69,7 +72,12 @@ export function createKafkaClient(connection: KafkaConnection, logger: Logger = 
     readRanges: (ranges, onRecords, readCommitted) => restoreReader().read(ranges, onRecords, readCommitted),
     async readToEnd(ranges, onRecords, readCommitted, onPlan) {
       const bounds = await restoreReader().bounds(ranges, readCommitted);
-      const bounded = ranges.map((r) => ({ ...r, to: bounds.get(`${r.topic}:${r.partition}`)?.end ?? 0 }));
+      // A position before the log start (retention deleted what followed it) reads from the
+      // start, as a consumer whose offset fell out of range resets to the earliest.
+      const bounded = ranges.map((r) => {
+        const b = bounds.get(`${r.topic}:${r.partition}`);
+        return { ...r, from: Math.max(r.from, b?.start ?? 0), to: b?.end ?? 0 };
+      });
       onPlan?.(bounded.reduce((sum, r) => sum + Math.max(0, r.to - r.from), 0));
       await restoreReader().read(bounded, onRecords, readCommitted);
     },
