@@ -211,7 +211,9 @@ export class StreamThread {
     if (generation !== this.#generation) return;
     const task = this.#deps.createTask(taskId, partitions, taskCount);
     try {
-      this.restoredRecords += await task.restore();
+      // Read after the await: tasks restore side by side, and `x += await y` would add to a stale x.
+      const restored = await task.restore();
+      this.restoredRecords += restored;
       if (generation !== this.#generation) {
         task.close();
         return;
