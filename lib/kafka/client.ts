@@ -6,8 +6,8 @@ import { checkConnection, type KafkaConnection } from "./config.ts";
 import { GroupConsumer, type GroupConsumerOptions } from "./consumer.ts";
 import { KafkaProducer, type ProducerOptions } from "./producer.ts";
 import { TransactionalProducer, type TransactionalProducerOptions } from "./transactional-producer.ts";
-import { readPartitionsToEnd, type ReadRange } from "./partition-reader.ts";
-import type { ClientCapabilities, FetchedRecord } from "./types.ts";
+import { ChangelogReader, type BoundedRange, type PartitionBounds, type ReadRange } from "./changelog-reader.ts";
+import type { ClientCapabilities, FetchedRecord, TopicPartition } from "./types.ts";
 
 /** The one door to Kafka. A second client library would implement this same shape. */
 export interface KafkaClient {
@@ -16,13 +16,25 @@ export interface KafkaClient {
   producer(options?: ProducerOptions): KafkaProducer;
   transactionalProducer(options: TransactionalProducerOptions): TransactionalProducer;
   consumer(options: GroupConsumerOptions): GroupConsumer;
-  /** Reads partitions from the given offsets to their current end (store restoration). */
+  /**
+   * Log start, end (last stable offset under read_committed) and high watermark of
+   * partitions, keyed "topic:partition", read from their leaders without a group.
+   */
+  partitionBounds(partitions: readonly TopicPartition[], readCommitted: boolean): Promise<Map<string, PartitionBounds>>;
+  /** Reads each range `[from, to)` by offset, without a group (store restoration). */
+  readRanges(ranges: readonly BoundedRange[], onRecords: (range: BoundedRange, records: FetchedRecord[]) => void, readCommitted: boolean): Promise<void>;
+  /**
+   * Reads partitions from the given offsets (or their log start, when that is later) to
+   * their current end (global stores catching up).
+   */
   readToEnd(
     ranges: ReadRange[],
     onRecords: (range: ReadRange, records: FetchedRecord[]) => void,
     readCommitted: boolean,
     onPlan?: (offsetsToRead: number) => void,
   ): Promise<void>;
+  /** Closes the connections of the restore reader (the other parts close themselves). */
+  close(): Promise<void>;
 }
 
 // kafkajs 2.2.4 speaks TxnOffsetCommit v1 (no group generation), has no static
@@ -47,20 +59,31 @@ export function createKafkaClient(connection: KafkaConnection, logger: Logger = 
   if (connection.ssl !== undefined) config.ssl = connection.ssl;
   if (connection.sasl) config.sasl = connection.sasl as KafkaConfig["sasl"];
   const kafka = new Kafka(config);
+  // One per instance, created on first use and kept: every restore shares its connections.
+  let reader: ChangelogReader | null = null;
+  const restoreReader = () => (reader ??= new ChangelogReader(kafka, logger));
   return {
     capabilities: kafkajsCapabilities,
     admin: () => new KafkaAdmin(kafka),
     producer: (options) => new KafkaProducer(kafka, options),
     transactionalProducer: (options) => new TransactionalProducer(kafka, options),
     consumer: (options) => new GroupConsumer(kafka, options, logger),
+    partitionBounds: (partitions, readCommitted) => restoreReader().bounds(partitions, readCommitted),
+    readRanges: (ranges, onRecords, readCommitted) => restoreReader().read(ranges, onRecords, readCommitted),
     async readToEnd(ranges, onRecords, readCommitted, onPlan) {
-      const admin = new KafkaAdmin(kafka);
-      await admin.connect();
-      try {
-        await readPartitionsToEnd(kafka, admin, ranges, onRecords, { readCommitted, logger, clientPrefix: connection.clientId, ...(onPlan ? { onPlan } : {}) });
-      } finally {
-        await admin.disconnect();
-      }
+      const bounds = await restoreReader().bounds(ranges, readCommitted);
+      // A position before the log start (retention deleted what followed it) reads from the
+      // start, as a consumer whose offset fell out of range resets to the earliest.
+      const bounded = ranges.map((r) => {
+        const b = bounds.get(`${r.topic}:${r.partition}`);
+        return { ...r, from: Math.max(r.from, b?.start ?? 0), to: b?.end ?? 0 };
+      });
+      onPlan?.(bounded.reduce((sum, r) => sum + Math.max(0, r.to - r.from), 0));
+      await restoreReader().read(bounded, onRecords, readCommitted);
+    },
+    async close() {
+      await reader?.close();
+      reader = null;
     },
   };
 }

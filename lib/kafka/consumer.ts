@@ -1,5 +1,5 @@
 import type { Consumer, Kafka, PartitionAssigner } from "kafkajs";
-import { AssignerProtocol, lastStableOffset } from "./kafkajs.ts";
+import { AssignerProtocol, beforeRejoin, lastStableOffset } from "./kafkajs.ts";
 import type { Logger } from "../observability/index.ts";
 import { RetriableError } from "../errors/index.ts";
 import { guarded } from "./errors.ts";
@@ -24,6 +24,12 @@ export interface GroupConsumerHandlers {
   /** A group rebalance has begun; the assignment is about to change. */
   onRebalancing?(): void;
   /**
+   * The member is about to rejoin the group for a rebalance (never before its first join).
+   * The old generation still holds, so offsets committed before this settles count; the
+   * rejoin waits for it, at most half the session timeout.
+   */
+  beforeRejoin?(): Promise<void>;
+  /**
    * One fetched batch of one partition, in offset order. `end` is the partition's end when
    * it was fetched (the offset after the last record this consumer may read: the last
    * stable offset under read_committed, else the high watermark); `end` minus the position
@@ -46,6 +52,8 @@ export class GroupConsumer {
   readonly #consumer: Consumer;
   readonly #groupId: string;
   readonly #readCommitted: boolean;
+  readonly #sessionTimeoutMs: number;
+  #removeRejoinHook: () => void = () => undefined;
 
   get groupId(): string {
     return this.#groupId;
@@ -54,6 +62,7 @@ export class GroupConsumer {
   constructor(kafka: Kafka, options: GroupConsumerOptions, logger: Logger) {
     this.#groupId = options.groupId;
     this.#readCommitted = options.readCommitted;
+    this.#sessionTimeoutMs = options.sessionTimeoutMs ?? 30_000;
     const config: Parameters<Kafka["consumer"]>[0] = {
       groupId: options.groupId,
       readUncommitted: !options.readCommitted,
@@ -87,6 +96,16 @@ export class GroupConsumer {
       handlers.onAssigned(assignment);
     });
     this.#consumer.on(events.REBALANCING, () => handlers.onRebalancing?.());
+    const hook = handlers.beforeRejoin;
+    if (hook) {
+      // Bounded: a member that stays away longer than its session is dropped from the group.
+      const limitMs = this.#sessionTimeoutMs / 2;
+      this.#removeRejoinHook = beforeRejoin(this.#groupId, () => {
+        let timer: NodeJS.Timeout | undefined;
+        const limit = new Promise<void>((resolve) => (timer = setTimeout(resolve, limitMs)));
+        return Promise.race([hook(), limit]).finally(() => clearTimeout(timer));
+      });
+    }
     this.#consumer.on(events.CRASH, (event) => handlers.onCrash?.(event.payload.error, event.payload.restart));
     this.#consumer.on(events.END_BATCH_PROCESS, (event) => {
       const { topic, partition, lastOffset, highWatermark } = event.payload;
@@ -154,6 +173,7 @@ export class GroupConsumer {
   }
 
   disconnect(): Promise<void> {
+    this.#removeRejoinHook();
     return this.#consumer.disconnect();
   }
 }

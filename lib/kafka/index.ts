@@ -7,5 +7,5 @@ export { TransactionalProducer, type TransactionState, type TransactionalProduce
 export { checkConnection, redactConnection, type KafkaConnection } from "./config.ts";
 export { translateError } from "./errors.ts";
 export { readGroupLag, type GroupLag, type GroupLagConnection, type PartitionLag } from "./group-lag.ts";
-export type { ReadRange } from "./partition-reader.ts";
+export type { BoundedRange, PartitionBounds, ReadRange } from "./changelog-reader.ts";
 export type * from "./types.ts";

@@ -96,6 +96,38 @@ export function lastStableOffset(topic: string, partition: number): number | und
   return stableOffsets.get(`${topic}:${partition}`);
 }
 
+// kafkajs rejoins its group inside its consumer as soon as a heartbeat reports a rebalance,
+// with no callback before (Kafka's onPartitionsRevoked). Offsets committed once the
+// JoinGroup is out queue behind it on the coordinator's connection and are answered only
+// when the rebalance is over, with ILLEGAL_GENERATION: the work since the last commit is
+// then done again by whoever gets the partitions. The group's consumer is built through a
+// subclass that, before every rejoin of a member that has a generation, awaits the hook
+// registered for its group: the coordinator still accepts commits of the old generation
+// while the group prepares the rebalance.
+type ConsumerGroupClass = new (...args: unknown[]) => { groupId: string; generationId: number | null; memberId: string | null; joinAndSync(): Promise<void> };
+// Per group id: two instances of one application in one process share it (both commit).
+const rejoinHooks = new Map<string, Set<() => Promise<void>>>();
+const consumerGroupModule = require.resolve("kafkajs/src/consumer/consumerGroup.js");
+const ClientConsumerGroup = require(consumerGroupModule) as ConsumerGroupClass;
+require.cache[consumerGroupModule]!.exports = class extends ClientConsumerGroup {
+  override async joinAndSync(): Promise<void> {
+    const hooks = [...(rejoinHooks.get(this.groupId) ?? [])];
+    if (this.generationId !== null && this.memberId) await Promise.all(hooks.map((hook) => hook().catch(() => undefined)));
+    return super.joinAndSync();
+  }
+};
+
+/** Runs `hook` before each rejoin of a member of the group (after its first join); returns its removal. */
+export function beforeRejoin(groupId: string, hook: () => Promise<void>): () => void {
+  const hooks = rejoinHooks.get(groupId) ?? new Set();
+  hooks.add(hook);
+  rejoinHooks.set(groupId, hooks);
+  return () => {
+    hooks.delete(hook);
+    if (hooks.size === 0) rejoinHooks.delete(groupId);
+  };
+}
+
 const kafkajs = require("kafkajs") as typeof import("kafkajs");
 
 export const { Kafka, Partitioners, AssignerProtocol, ConfigResourceTypes, logLevel } = kafkajs;

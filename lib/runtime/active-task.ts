@@ -106,12 +106,17 @@ class ActiveTask implements EngineTask {
     const stores = this.#stores;
     if (!stores) return 0;
     const { client, config, logger } = this.#environment;
-    const ranges = stores.restoreRanges();
+    const readCommitted = config.processingGuarantee === "exactly_once";
     const started = performance.now();
-    let lastLog = started;
+    const bounds = await client.partitionBounds(stores.changelogPartitions(), readCommitted);
+    const ranges = stores.planRestore(bounds, readCommitted, (store, reason) =>
+      logger.warn("wiping a state store to restore it from its changelog's start", { task: this.id, store, reason }),
+    );
     // Offsets, not records: transaction markers and compacted-away records take offsets too.
-    let offsetsToRead = 0;
-    await client.readToEnd(
+    const offsetsToRead = ranges.reduce((sum, r) => sum + Math.max(0, r.to - r.from), 0);
+    if (offsetsToRead > 0) logger.info("restoring state stores", { task: this.id, changelogOffsetsToRead: offsetsToRead });
+    let lastLog = started;
+    await client.readRanges(
       ranges,
       (range, records) => {
         stores.restore(range, records);
@@ -126,11 +131,7 @@ class ActiveTask implements EngineTask {
           });
         }
       },
-      config.processingGuarantee === "exactly_once",
-      (offsets) => {
-        offsetsToRead = offsets;
-        if (offsets > 0) logger.info("restoring state stores", { task: this.id, changelogOffsetsToRead: offsets });
-      },
+      readCommitted,
     );
     if (stores.restoredRecords > 0) {
       const seconds = (performance.now() - started) / 1000;

@@ -1,5 +1,5 @@
 import type { ExceptionHandler } from "../errors/index.ts";
-import type { GroupConsumer, KafkaClient, KafkaProducer, OutgoingRecord, TopicPartitionOffset } from "../kafka/index.ts";
+import type { GroupConsumer, KafkaClient, KafkaProducer, OutgoingRecord, TopicPartition, TopicPartitionOffset } from "../kafka/index.ts";
 import type { Logger, StreamsTracing } from "../observability/index.ts";
 import type { EngineTask } from "./engine-task.ts";
 import { TaskTransaction } from "./eos/task-transaction.ts";
@@ -15,6 +15,8 @@ export interface Committer {
   /** Sends buffered output without committing offsets (bounded in-flight output). */
   flushOutput(tasks: EngineTask[]): Promise<boolean>;
   release(taskId: string): Promise<void>;
+  /** A new assignment arrived, before its tasks are prepared. */
+  afterAssignment?(partitions: TopicPartition[]): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -29,12 +31,18 @@ export class AtLeastOnceCommitter implements Committer {
   readonly #tracing: StreamsTracing | undefined;
   // Records handed to the producer so far: what a commit span reports it sent.
   #sentRecords = 0;
+  readonly #logger: Logger | null;
+  // Offsets whose records' output is acknowledged but whose commit failed (a rebalance
+  // under way): committed again, for the partitions this member keeps, once it has its
+  // new assignment, so their tasks do not repeat what was already delivered.
+  readonly #flushedNotCommitted = new Map<string, TopicPartitionOffset>();
 
-  constructor(producer: KafkaProducer, consumer: GroupConsumer, productionHandler: ExceptionHandler, tracing?: StreamsTracing) {
+  constructor(producer: KafkaProducer, consumer: GroupConsumer, productionHandler: ExceptionHandler, tracing?: StreamsTracing, logger: Logger | null = null) {
     this.#producer = producer;
     this.#consumer = consumer;
     this.#productionHandler = productionHandler;
     this.#tracing = tracing;
+    this.#logger = logger;
   }
 
   async prepare(): Promise<void> {}
@@ -60,9 +68,31 @@ export class AtLeastOnceCommitter implements Committer {
     await this.flushOutput(tasks);
     faultPoint("alos.after-flush");
     const offsets = tasks.map((t) => t.committableOffsets());
-    await this.#consumer.commit(offsets.flat());
+    try {
+      await this.#consumer.commit(offsets.flat());
+    } catch (error) {
+      for (const o of offsets.flat()) this.#flushedNotCommitted.set(`${o.topic}:${o.partition}`, o);
+      throw error;
+    }
+    for (const o of offsets.flat()) this.#flushedNotCommitted.delete(`${o.topic}:${o.partition}`);
     tasks.forEach((task, i) => task.offsetsCommitted(offsets[i]!));
     return offsets.flat();
+  }
+
+  async afterAssignment(partitions: TopicPartition[]): Promise<void> {
+    if (this.#flushedNotCommitted.size === 0) return;
+    const kept = new Set(partitions.map((tp) => `${tp.topic}:${tp.partition}`));
+    // Partitions that moved are another member's now: their offsets are not ours to commit.
+    for (const key of [...this.#flushedNotCommitted.keys()]) if (!kept.has(key)) this.#flushedNotCommitted.delete(key);
+    const offsets = [...this.#flushedNotCommitted.values()];
+    try {
+      await this.#consumer.commit(offsets);
+      this.#flushedNotCommitted.clear();
+      this.#logger?.info("committed the offsets of delivered output that the rebalance interrupted", { partitions: offsets.length });
+    } catch (error) {
+      // An assignment already outdated (another rebalance): tried again with the next one.
+      this.#logger?.warn("committing the offsets the rebalance interrupted failed; trying again after the next assignment", { error: (error as Error).message });
+    }
   }
 
   async release(): Promise<void> {}

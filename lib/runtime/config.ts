@@ -63,6 +63,12 @@ export interface StreamsConfig {
   replicationFactor?: number;
   /** How often consumed repartition records are deleted. Default 30 000 ms. */
   repartitionPurgeIntervalMs?: number;
+  /**
+   * How long the local state of a task this instance no longer owns is kept before its
+   * directory is deleted (Kafka Streams' state.cleanup.delay.ms). A task that comes back
+   * within it restores only its changelog's tail. Default 600 000 ms (10 minutes).
+   */
+  stateCleanupDelayMs?: number;
   logger?: Logger;
   /**
    * What to do with a record that cannot be deserialized, processed or produced: "fail"
@@ -141,6 +147,7 @@ export function resolveConfig(config: StreamsConfig): ResolvedConfig {
     replicationFactor: config.replicationFactor ?? -1,
     cacheMaxBytes: config.cacheMaxBytes ?? 10 * 1024 * 1024,
     repartitionPurgeIntervalMs: config.repartitionPurgeIntervalMs ?? 30_000,
+    stateCleanupDelayMs: config.stateCleanupDelayMs ?? 600_000,
     exceptionHandlers: config.exceptionHandlers ?? {},
     uncaughtExceptionHandler: config.uncaughtExceptionHandler ?? null,
     applicationServer: config.applicationServer ?? null,
@@ -167,6 +174,11 @@ export function resolveConfig(config: StreamsConfig): ResolvedConfig {
   positive("sessionTimeoutMs", resolved.sessionTimeoutMs);
   positive("heartbeatIntervalMs", resolved.heartbeatIntervalMs);
   positive("repartitionPurgeIntervalMs", resolved.repartitionPurgeIntervalMs);
+  if (typeof resolved.stateCleanupDelayMs !== "number" || !Number.isFinite(resolved.stateCleanupDelayMs) || resolved.stateCleanupDelayMs < 0) {
+    throw new ConfigError(
+      `stateCleanupDelayMs must be a number of milliseconds >= 0 (how long the state of tasks moved elsewhere is kept), got ${JSON.stringify(resolved.stateCleanupDelayMs)}`,
+    );
+  }
   if (!Number.isInteger(resolved.maxTaskIdleMs) || resolved.maxTaskIdleMs < -1) {
     throw new ConfigError(
       `maxTaskIdleMs must be a whole number of milliseconds >= 0, or -1 to never wait for empty input partitions, got ${JSON.stringify(resolved.maxTaskIdleMs)}`,

@@ -50,6 +50,7 @@ export class StreamThread {
   #stopped: Promise<void> | null = null;
   #lastCommit = Date.now();
   #commitRequested = false;
+  #commitWaiters: (() => void)[] = [];
   #failures = 0;
   #lastPurge = Date.now();
   readonly #purge = new Map<string, TopicPartitionOffset>();
@@ -103,6 +104,7 @@ export class StreamThread {
           this.#prepared.delete(id);
           await this.#deps.committer.release(id);
         }
+        await this.#deps.committer.afterAssignment?.(partitions);
         await this.#prepare(generation, byTask);
       })
       .catch((error) => this.#recover(error, "preparing tasks"));
@@ -140,6 +142,18 @@ export class StreamThread {
   onRebalancing(): void {
     this.#commitRequested = true;
     this.#deps.onRebalancing();
+  }
+
+  /**
+   * Consumer callback before the member rejoins for a rebalance: commits now, while the
+   * old generation still holds, so a task that moves starts at this instance's last
+   * flushed record; settles when that commit ended, whether it succeeded or not.
+   */
+  commitBeforeRejoin(): Promise<void> {
+    if (!this.#running || this.#tasks.size === 0) return Promise.resolve();
+    this.#commitRequested = true;
+    this.#wake?.();
+    return new Promise((resolve) => this.#commitWaiters.push(resolve));
   }
 
   /** Consumer callback: one fetched batch, with the partition's end at that fetch. */
@@ -197,6 +211,7 @@ export class StreamThread {
     this.#running = false;
     this.#wake?.();
     await this.#stopped;
+    for (const resolve of this.#commitWaiters.splice(0)) resolve();
     await this.#preparing;
     try {
       await this.#commit();
@@ -207,39 +222,46 @@ export class StreamThread {
     await this.#deps.committer.close();
   }
 
+  // Tasks prepare side by side: each waits on the broker (producer init, offsets, its
+  // changelogs), so a rebalance costs the slowest task, not the sum.
   async #prepare(generation: number, byTask: Map<string, TopicPartition[]>): Promise<void> {
-    const { admin, committer, consumer, config } = this.#deps;
-    for (const [taskId, partitions] of byTask) {
-      if (generation !== this.#generation) return;
-      await committer.prepare({ id: taskId });
-      this.#prepared.add(taskId);
-      const positions = await startingPositions(admin, config.applicationId, partitions, this.#deps.resetFor);
-      if (generation !== this.#generation) return;
-      const task = this.#deps.createTask(taskId, partitions, byTask.size);
-      try {
-        this.#restoring.add(taskId);
-        const started = performance.now();
-        const restored = await task.restore().finally(() => this.#restoring.delete(taskId));
-        this.restoredRecords += restored;
-        this.#deps.metrics?.restored(taskId, restored, performance.now() - started);
-        if (generation !== this.#generation) {
-          task.close();
-          return;
-        }
-        task.initialize(positions);
-      } catch (error) {
-        task.close();
-        throw error;
-      }
-      this.#tasks.set(taskId, task);
-      for (const position of positions) {
-        consumer.seek(position);
-        this.#taskByPartition.set(partitionKey(position), task);
-      }
-      consumer.resume(partitions);
-      for (const tp of partitions) this.#paused.delete(partitionKey(tp));
-    }
+    const results = await Promise.allSettled([...byTask].map(([taskId, partitions]) => this.#prepareTask(generation, taskId, partitions, byTask.size)));
+    const failed = results.find((r): r is PromiseRejectedResult => r.status === "rejected");
+    if (failed) throw failed.reason;
     if (generation === this.#generation) this.#deps.onRunning();
+  }
+
+  async #prepareTask(generation: number, taskId: string, partitions: TopicPartition[], taskCount: number): Promise<void> {
+    const { admin, committer, consumer, config } = this.#deps;
+    if (generation !== this.#generation) return;
+    await committer.prepare({ id: taskId });
+    this.#prepared.add(taskId);
+    const positions = await startingPositions(admin, config.applicationId, partitions, this.#deps.resetFor);
+    if (generation !== this.#generation) return;
+    const task = this.#deps.createTask(taskId, partitions, taskCount);
+    try {
+      this.#restoring.add(taskId);
+      const started = performance.now();
+      // Read after the await: tasks restore side by side, and `x += await y` would add to a stale x.
+      const restored = await task.restore().finally(() => this.#restoring.delete(taskId));
+      this.restoredRecords += restored;
+      this.#deps.metrics?.restored(taskId, restored, performance.now() - started);
+      if (generation !== this.#generation) {
+        task.close();
+        return;
+      }
+      task.initialize(positions);
+    } catch (error) {
+      task.close();
+      throw error;
+    }
+    this.#tasks.set(taskId, task);
+    for (const position of positions) {
+      consumer.seek(position);
+      this.#taskByPartition.set(partitionKey(position), task);
+    }
+    consumer.resume(partitions);
+    for (const tp of partitions) this.#paused.delete(partitionKey(tp));
   }
 
   async #loop(): Promise<void> {
@@ -299,9 +321,14 @@ export class StreamThread {
 
   async #commit(): Promise<void> {
     this.#commitRequested = false;
-    this.#lastCommit = Date.now();
+    const waiters = this.#commitWaiters.splice(0);
+    const startedAt = Date.now();
     const tasks = [...this.#tasks.values()];
-    if (tasks.length === 0) return;
+    if (tasks.length === 0) {
+      this.#lastCommit = startedAt;
+      for (const resolve of waiters) resolve();
+      return;
+    }
     // A commit that hangs stalls the whole loop; say so rather than go quiet.
     const watchdog = setTimeout(() => this.#deps.logger.warn("commit still waiting after 10 s", { tasks: tasks.map((t) => t.id) }), 10_000);
     let committed: TopicPartitionOffset[];
@@ -310,10 +337,14 @@ export class StreamThread {
       committed = await this.#deps.committer.commit(tasks);
     } finally {
       clearTimeout(watchdog);
+      for (const resolve of waiters) resolve();
     }
     this.lastCommittedAt = Date.now();
     this.#deps.metrics?.committed(performance.now() - started);
     for (const task of tasks) this.#deps.metrics?.taskCounters(task);
+    // Only a commit that succeeded restarts the interval: after a failed one the next
+    // chance commits, instead of a full interval later.
+    this.#lastCommit = startedAt;
     this.#failures = 0;
     for (const o of committed) if (this.#deps.purgeable.has(o.topic)) this.#purge.set(partitionKey(o), o);
     if (this.#purge.size > 0 && this.#lastCommit - this.#lastPurge >= this.#deps.config.repartitionPurgeIntervalMs) this.#purgeRepartitionTopics();

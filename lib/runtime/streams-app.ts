@@ -13,6 +13,7 @@ import { Lifecycle, responseToUncaughtError, type AppState, type StateListener }
 import { retryWithBackoff } from "./retry.ts";
 import { GlobalStores } from "./global-stores.ts";
 import { StreamThread } from "./stream-thread.ts";
+import { StateCleaner } from "./tasks/state-cleaner.ts";
 import { planTopics, type TopicPlan } from "./topic-plan.ts";
 
 /**
@@ -44,6 +45,8 @@ export class StreamsApp {
   #plan: TopicPlan | null = null;
   #stateDirectory: StateDirectory | null = null;
   #global: GlobalStores | null = null;
+  #cleaner: StateCleaner | null = null;
+  #assignedTasks: string[] = [];
   #closing: Promise<void> | null = null;
   #error: Error | null = null;
   // start() resolved: from then on an error goes to the uncaught-exception policy, not to start()'s caller.
@@ -256,7 +259,7 @@ export class StreamsApp {
     } else {
       const producer = client.producer({ idempotent: true });
       await producer.connect();
-      committer = new AtLeastOnceCommitter(producer, consumer, resolveExceptionHandlers(this.#handlerConfig()).production, tracing);
+      committer = new AtLeastOnceCommitter(producer, consumer, resolveExceptionHandlers(this.#handlerConfig()).production, tracing, this.#logger);
     }
     const environment: TaskEnvironment = {
       exceptionHandlers: this.#handlerConfig(),
@@ -292,10 +295,18 @@ export class StreamsApp {
     const patterns = topology.subtopologies.flatMap((sub) => sub.sourcePatterns(config.applicationId));
     await consumer.subscribe([...new Set(literal), ...patterns], true);
     await this.#global?.follow(client, config.applicationId, exactlyOnce, config.commitIntervalMs, (error) => this.#enterError(error));
+    const cleaner = (this.#cleaner = new StateCleaner(this.#stateDirectory!, config.stateCleanupDelayMs, this.#logger, () => [...this.#assignedTasks, ...thread.tasks.keys()]));
+    cleaner.start();
     thread.start();
     await consumer.run({
-      onAssigned: (partitions) => thread.onAssigned(partitions),
+      onAssigned: (partitions) => {
+        // Tasks given up now count as owned until now: their delay starts here.
+        cleaner.noteOwned(this.#assignedTasks);
+        this.#assignedTasks = [...new Set(partitions.map((tp) => this.#taskIdOf(tp)))];
+        thread.onAssigned(partitions);
+      },
       onRebalancing: () => thread.onRebalancing(),
+      beforeRejoin: () => thread.commitBeforeRejoin(),
       onRecords: (topic, partition, records, end) => thread.onRecords(topic, partition, records, end),
       onPosition: (topic, partition, nextOffset, end) => thread.onPosition(topic, partition, nextOffset, end),
       onCrash: (error, willRestart) => {
@@ -333,10 +344,12 @@ export class StreamsApp {
     const erred = this.#lifecycle.state === "ERROR" || this.#lifecycle.state === "PENDING_ERROR";
     if (!erred) this.#lifecycle.tryMoveTo("PENDING_SHUTDOWN");
     this.#logger.info("shutting down: finishing in-flight records and committing");
+    this.#cleaner?.stop();
     await this.#thread?.stop();
     await this.#global?.close();
     await this.#consumer?.disconnect().catch(() => undefined);
     await this.#admin?.disconnect().catch(() => undefined);
+    await this.#client?.close().catch(() => undefined);
     this.#stateDirectory?.release();
     this.#logger.info("stopped", { processedRecords: this.processedRecords });
     if (!erred) await this.#observability.close();

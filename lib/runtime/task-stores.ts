@@ -1,5 +1,5 @@
 import { FatalError } from "../errors/index.ts";
-import type { FetchedRecord, ReadRange } from "../kafka/index.ts";
+import type { BoundedRange, FetchedRecord, PartitionBounds, ReadRange, TopicPartition } from "../kafka/index.ts";
 import { changelogTopicName, type StateStore, type StoreContext, type TaskDatabase } from "../state/index.ts";
 import type { StoreSpec } from "../topology/index.ts";
 
@@ -77,11 +77,39 @@ export class TaskStores {
     this.database.rollback();
   }
 
-  /** Where each logged store's restoration starts: after its checkpoint, or at the beginning. */
-  restoreRanges(): ReadRange[] {
+  /** The changelog partition of each logged store. */
+  changelogPartitions(): TopicPartition[] {
+    return [...this.#logged.keys()].map((topic) => ({ topic, partition: this.#partition }));
+  }
+
+  /**
+   * What each logged store must read, given its changelog's bounds: from after its
+   * checkpoint (or the log start) to the end. A checkpoint that no longer fits the log
+   * wipes the store, which then restores from the log start, as Kafka Streams does on
+   * "offset out of range": ahead of the end means the topic was recreated (the records the
+   * store holds are gone), behind the start means records it never saw were deleted
+   * (compaction, retention, deleteRecords). `transactional` (exactly-once changelogs, read
+   * read_committed): a single offset between the checkpoint and the end, with no open
+   * transaction, can only be the commit marker of the checkpointed records, so nothing
+   * is fetched.
+   */
+  planRestore(bounds: ReadonlyMap<string, PartitionBounds>, transactional: boolean, onWipe: (store: string, reason: string) => void): BoundedRange[] {
     return [...this.#logged].map(([topic, store]) => {
+      const { start, end, highWatermark } = bounds.get(`${topic}:${this.#partition}`) ?? { start: 0, end: 0, highWatermark: 0 };
       const checkpoint = this.database.readCheckpoint(store);
-      return { topic, partition: this.#partition, from: checkpoint === null ? 0 : checkpoint + 1 };
+      let from = checkpoint === null ? start : checkpoint + 1;
+      if (checkpoint !== null && (from > highWatermark || from < start)) {
+        onWipe(
+          store,
+          from > highWatermark
+            ? `its checkpoint ${checkpoint} is past the end ${highWatermark} of ${topic}-${this.#partition} (the topic was recreated or truncated)`
+            : `its checkpoint ${checkpoint} is before the start ${start} of ${topic}-${this.#partition} (records after it were deleted)`,
+        );
+        this.database.wipeStore(store);
+        from = start;
+      }
+      const markerOnly = transactional && checkpoint !== null && from === end - 1 && end === highWatermark;
+      return { topic, partition: this.#partition, from, to: markerOnly ? from : end };
     });
   }
 

@@ -1,4 +1,4 @@
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { join, resolve } from "node:path";
 import Database from "better-sqlite3";
@@ -27,6 +27,8 @@ export class StateDirectory {
   private static readonly held = new Set<StateDirectory>();
   readonly appDir: string;
   private lockConnection: Database.Database | null;
+  /** The databases opened through this directory, so a task in use is never removed. */
+  private readonly openDatabases = new Map<string, TaskDatabase[]>();
 
   private constructor(appDir: string, lockConnection: Database.Database) {
     this.appDir = appDir;
@@ -85,7 +87,32 @@ export class StateDirectory {
     }
     const dir = this.taskDir(taskId);
     mkdirSync(dir, { recursive: true });
-    return new TaskDatabase(join(dir, "state.db"), options);
+    const database = new TaskDatabase(join(dir, "state.db"), options);
+    const open = (this.openDatabases.get(taskId) ?? []).filter((d) => d.isOpen);
+    this.openDatabases.set(taskId, [...open, database]);
+    return database;
+  }
+
+  /** Whether a database of that task, opened here, is still open. */
+  isTaskOpen(taskId: string): boolean {
+    return (this.openDatabases.get(taskId) ?? []).some((d) => d.isOpen);
+  }
+
+  /**
+   * When the task's directory was last written: the newest modification time of the
+   * directory and its files (the database's write-ahead log moves on every commit).
+   */
+  lastModifiedMs(taskId: string): number {
+    const dir = this.taskDir(taskId);
+    let newest = statSync(dir).mtimeMs;
+    for (const entry of readdirSync(dir)) {
+      try {
+        newest = Math.max(newest, statSync(join(dir, entry)).mtimeMs);
+      } catch {
+        // Removed while we looked (SQLite deletes its -shm/-wal files on close).
+      }
+    }
+    return newest;
   }
 
   /** Task ids that have a directory here, e.g. to clean up tasks that moved to other instances. */
@@ -101,6 +128,8 @@ export class StateDirectory {
     if (this.lockConnection === null) {
       throw new FatalError(`Cannot remove task ${taskId}: the state directory ${this.appDir} was released`);
     }
+    if (this.isTaskOpen(taskId)) throw new FatalError(`Cannot remove task ${taskId}: its database in ${this.taskDir(taskId)} is open`);
+    this.openDatabases.delete(taskId);
     rmSync(this.taskDir(taskId), { recursive: true, force: true });
   }
 

@@ -93,6 +93,11 @@ export class TaskDatabase {
     return this.table(store, "session", () => this.timeKeyed(store, "session", SESSION_KEY_LAYOUT, retentionMs));
   }
 
+  /** False once closed. */
+  get isOpen(): boolean {
+    return !this.closed;
+  }
+
   /** True between the first write after a commit and the next commit or rollback. */
   get inTransaction(): boolean {
     return this.writing;

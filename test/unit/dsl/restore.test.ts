@@ -60,7 +60,8 @@ describe("DSL stores restore from their changelogs", () => {
         recordTimestamp: () => 0,
       });
       cleanup.push(() => stores.close());
-      for (const range of stores.restoreRanges()) {
+      const bounds = new Map([...logs].map(([topic, records]) => [`${topic}:0`, { start: 0, end: records.length, highWatermark: records.length }]));
+      for (const range of stores.planRestore(bounds, false, () => expect.fail("nothing to wipe"))) {
         expect(range.from).toBe(0);
         stores.restore(range, logs.get(range.topic)!);
       }

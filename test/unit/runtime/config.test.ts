@@ -12,6 +12,8 @@ describe("StreamsApp config", () => {
     expect(resolveConfig(base).maxTaskIdleMs).toBe(0);
     expect(resolveConfig({ ...base, maxTaskIdleMs: -1 }).maxTaskIdleMs).toBe(-1);
     expect(resolveConfig({ ...base, maxTaskIdleMs: 5_000 }).maxTaskIdleMs).toBe(5_000);
+    expect(resolveConfig(base).stateCleanupDelayMs).toBe(600_000);
+    expect(resolveConfig({ ...base, stateCleanupDelayMs: 0 }).stateCleanupDelayMs).toBe(0);
   });
 
   it.each([
@@ -25,6 +27,7 @@ describe("StreamsApp config", () => {
     [{ ...base, processingGuarantee: "twice" as never }, /processingGuarantee "twice" is invalid/],
     [{ ...base, processingGuarantee: "exactly_once" as const, commitIntervalMs: 20_000 }, /transactionTimeoutMs \(10000\) must exceed commitIntervalMs \(20000\)/],
     [{ ...base, uncaughtExceptionHandler: "SHUTDOWN_CLIENT" as never }, /uncaughtExceptionHandler must be a function/],
+    [{ ...base, stateCleanupDelayMs: -1 }, /stateCleanupDelayMs must be a number of milliseconds >= 0/],
   ])("rejects %j with a clear error", (config, message) => {
     expect(() => resolveConfig(config)).toThrow(ConfigError);
     expect(() => resolveConfig(config)).toThrow(message);
