@@ -83,7 +83,13 @@ describe("the demo page", () => {
         const s = await state();
         return s.phase === "generator finished" && s.accounts?.notYetProcessed === 0 && s.accounts.generated === s.traffic.payments;
       }, 180_000);
-      await page.waitForFunction(`document.querySelector('[data-term="notYetProcessed"] b')?.textContent === "0"`, { timeout: 10_000 });
+      // The page polls once a second: wait until it shows the final state, not an earlier one.
+      const settled = await state();
+      await page.waitForFunction(
+        `Number(document.querySelector('[data-term="generated"] b')?.textContent?.replace(/,/g, "")) === ${settled.accounts!.generated}` +
+          ` && document.querySelector('[data-term="notYetProcessed"] b')?.textContent === "0"`,
+        { timeout: 15_000 },
+      );
       const terms = await page.$$eval("[data-term]", (els) =>
         Object.fromEntries(els.map((e) => [(e as unknown as { dataset: Record<string, string> }).dataset["term"]!, Number(e.querySelector("b")!.textContent!.replace(/,/g, ""))])),
       );
