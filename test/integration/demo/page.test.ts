@@ -83,7 +83,13 @@ describe("the demo page", () => {
         const s = await state();
         return s.phase === "generator finished" && s.accounts?.notYetProcessed === 0 && s.accounts.generated === s.traffic.payments;
       }, 180_000);
-      await page.waitForFunction(`document.querySelector('[data-term="notYetProcessed"] b')?.textContent === "0"`, { timeout: 10_000 });
+      // The page polls once a second: wait until it shows the final state, not an earlier one.
+      const settled = await state();
+      await page.waitForFunction(
+        `Number(document.querySelector('[data-term="generated"] b')?.textContent?.replace(/,/g, "")) === ${settled.accounts!.generated}` +
+          ` && document.querySelector('[data-term="notYetProcessed"] b')?.textContent === "0"`,
+        { timeout: 15_000 },
+      );
       const terms = await page.$$eval("[data-term]", (els) =>
         Object.fromEntries(els.map((e) => [(e as unknown as { dataset: Record<string, string> }).dataset["term"]!, Number(e.querySelector("b")!.textContent!.replace(/,/g, ""))])),
       );
@@ -91,12 +97,20 @@ describe("the demo page", () => {
       expect(await page.$eval("#equation-check", (e) => e.textContent)).toContain("adds up");
       const final = await state();
       // The service's counts agree with what the generator sent and with what Kafka holds.
-      expect(terms["droppedLate"], "late payments the windows dropped = late payments sent").toBe(final.traffic.late);
+      // Lateness is judged against each partition's own stream time, which can trail the
+      // generator's clock: a payment sent as late may still fall within grace there and count
+      // in the results instead. Every dropped one was sent as late; the equation above holds.
+      expect(terms["droppedLate"], "late payments the windows dropped <= late payments sent").toBeLessThanOrEqual(final.traffic.late);
       expect(terms["deadLettered"], "dead letters = undecodable payments sent").toBe(final.traffic.undecodable);
       expect(terms["droppedLate"]! * terms["deadLettered"]! * terms["inResults"]!).toBeGreaterThan(0);
       const kafka = new TestKafka(bootstrap());
       try {
-        expect(await kafka.size(final.topics.payments), lines.filter((l) => l.startsWith("generator")).join("\n")).toBe(terms["generated"]);
+        // Count the records themselves (read_committed): offsets would also count the control
+        // records of transactions. A lost or duplicated payment fails this.
+        const generated = terms["generated"]!;
+        await waitFor(`payments topic to hold all ${generated} generated payments`, async () => (await kafka.size(final.topics.payments)) >= generated, 30_000).catch(() => undefined);
+        const payments = await kafka.read(final.topics.payments, { readCommitted: true });
+        expect(payments.length, lines.filter((l) => l.startsWith("generator")).join("\n")).toBe(generated);
         expect((await kafka.read(final.topics.deadLetters, { readCommitted: true })).length).toBe(terms["deadLettered"]);
       } finally {
         await kafka.close();

@@ -8,7 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TestKafka } from "../../../lib/testing/index.ts";
 import { orderGenerator } from "../../../services/orders/generator.ts";
 import { LARGE_ORDER_TOTAL, type Order, type PricedOrder } from "../../../services/orders/topology.ts";
-import { bootstrap, uniqueName } from "../support.ts";
+import { freePorts } from "../../../lib/testing/broker/process.ts";
+import { bootstrap, uniqueName, waitFor } from "../support.ts";
 import { buildServiceImage, Container, docker, SERVICE_IMAGE } from "./container.ts";
 
 // The chart's default command for service "orders" (templates/statefulset.yaml).
@@ -18,11 +19,9 @@ const GRACE_SECONDS = 90;
 // What the chart's security context and volumes give the container.
 const podLike = (volume: string) => ["--network", "host", "--read-only", "--tmpfs", "/tmp", "-v", `${volume}:/var/lib/sluice`];
 
-/**
- * Ready: the service's RUNNING line. Once services serve /health/ready on HTTP_PORT, this is
- *   waitFor("ready", () => fetch(`http://127.0.0.1:${HTTP_PORT}/health/ready`).then((r) => r.ok, () => false))
- */
-const untilReady = (container: Container) => container.waitForLine(/orders service: \w+ -> RUNNING/);
+/** Ready: the service's /health/ready answers 200 (the chart's readiness probe). */
+const untilReady = (port: number) =>
+  waitFor("the container's /health/ready to answer 200", () => fetch(`http://127.0.0.1:${port}/health/ready`).then((r) => r.ok, () => false), 90_000);
 
 /** What the orders service must write for `orders`, computed from the input (topology.ts's rules). */
 function expectedOutput(orders: Order[]): { large: PricedOrder[]; regular: PricedOrder[] } {
@@ -53,7 +52,9 @@ describe("the service image", () => {
     await kafka.createTopics([{ name: topics.orders, partitions: 2 }, { name: topics.large, partitions: 1 }, { name: topics.regular, partitions: 1 }]);
     const volume = await docker("volume", "create", uniqueName("sluice-state"));
     cleanup.push(() => docker("volume", "rm", "-f", volume));
+    const [httpPort] = (await freePorts(1)) as [number];
     const env = {
+      HTTP_PORT: String(httpPort),
       KAFKA_BOOTSTRAP_SERVERS: bootstrap(),
       APPLICATION_ID: uniqueName("orders-image"),
       PROCESSING_GUARANTEE: "exactly_once",
@@ -70,7 +71,7 @@ describe("the service image", () => {
     ]);
     cleanup.push(() => container.remove());
 
-    await untilReady(container);
+    await untilReady(httpPort);
     const main = await container.mainProcess();
     expect(main.command).toEqual(CHART_COMMAND);
     expect(main.uids).toEqual([1000, 1000, 1000, 1000]);
