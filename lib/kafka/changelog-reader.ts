@@ -80,6 +80,8 @@ export class ChangelogReader {
   readonly #cluster: Cluster;
   readonly #logger: Logger;
   #connecting: Promise<void> | null = null;
+  #connected = false;
+  #fetchConnections = new WeakMap<Broker, Promise<void>>();
 
   constructor(kafka: Kafka, logger: Logger) {
     this.#cluster = createCluster(kafka);
@@ -124,7 +126,7 @@ export class ChangelogReader {
     while (positions.size > 0) {
       const pending = [...positions.values()];
       await this.#withLeaders(`fetch ${[...new Set(pending.map((p) => p.range.topic))].join(", ")}`, pending.map((p) => p.range), async (broker, topics) => {
-        const { responses } = await broker.fetch({
+        const { responses } = await this.#fetch(broker, {
           isolationLevel: readCommitted ? READ_COMMITTED : READ_UNCOMMITTED,
           maxWaitTime: FETCH_WAIT_MS,
           minBytes: 1,
@@ -161,9 +163,26 @@ export class ChangelogReader {
     }
   }
 
+  // A broker's fetch connection opens on its first Fetch, and two Fetches that find it
+  // closed would each open one (the client keeps the second, the first socket stays open
+  // and keeps the process alive). The first Fetch to a broker goes alone; the rest wait
+  // for it, then share the connection.
+  async #fetch(broker: Broker, request: Parameters<Broker["fetch"]>[0]): ReturnType<Broker["fetch"]> {
+    const opened = this.#fetchConnections.get(broker);
+    if (opened) {
+      await opened;
+      return broker.fetch(request);
+    }
+    const first = broker.fetch(request);
+    this.#fetchConnections.set(broker, first.then(() => undefined, () => void this.#fetchConnections.delete(broker)));
+    return first;
+  }
+
   async close(): Promise<void> {
     if (this.#connecting === null) return;
     this.#connecting = null;
+    this.#connected = false;
+    this.#fetchConnections = new WeakMap();
     await this.#cluster.disconnect().catch(() => undefined);
   }
 
@@ -207,10 +226,20 @@ export class ChangelogReader {
     }
   }
 
+  // Reads run side by side and all come here: a connection still being made is shared,
+  // never started twice (a second connect would replace the cluster's brokers while the
+  // first set stays connected, and those sockets would outlive close()). Only a
+  // connection that was made and then lost is made again.
   #connect(): Promise<void> {
-    if (this.#connecting === null || !this.#cluster.isConnected()) {
-      this.#connecting = this.#cluster.connect();
-      this.#connecting.catch(() => (this.#connecting = null));
+    if (this.#connecting === null || (this.#connected && !this.#cluster.isConnected())) {
+      this.#connected = false;
+      const connecting = this.#cluster.connect().then(() => {
+        if (this.#connecting === connecting) this.#connected = true;
+      });
+      connecting.catch(() => {
+        if (this.#connecting === connecting) this.#connecting = null;
+      });
+      this.#connecting = connecting;
     }
     return this.#connecting;
   }

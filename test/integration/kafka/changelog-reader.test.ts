@@ -1,6 +1,9 @@
+import { Socket } from "node:net";
 import { describe, expect, it } from "vitest";
 import type { FetchedRecord } from "../../../lib/kafka/index.ts";
 import { testClient, uniqueName, waitFor } from "../support.ts";
+
+const openSockets = () => (process as unknown as { _getActiveHandles(): unknown[] })._getActiveHandles().filter((h): h is Socket => h instanceof Socket && !h.destroyed);
 
 describe("the restore reader (no consumer group)", () => {
   it("reads from an offset to the end even when the log ends in a transaction marker, and joins no group", async () => {
@@ -61,10 +64,17 @@ describe("the restore reader (no consumer group)", () => {
     });
     const byPartition = new Map<number, FetchedRecord[]>();
     const collect = (_: unknown, records: FetchedRecord[]) => byPartition.set(records[0]!.partition, [...(byPartition.get(records[0]!.partition) ?? []), ...records]);
+    // A reader of its own whose first reads run side by side: they share one fetch
+    // connection, and close() leaves no socket behind (one would keep the process alive).
+    const socketsBefore = new Set(openSockets());
+    const reader = testClient();
     await Promise.all([
-      client.readRanges([{ topic, partition: 0, from: 0, to: 10 }], collect, true),
-      client.readRanges([{ topic, partition: 1, from: 2, to: 6 }], collect, true),
+      reader.readRanges([{ topic, partition: 0, from: 0, to: 10 }], collect, true),
+      reader.readRanges([{ topic, partition: 1, from: 2, to: 6 }], collect, true),
+      reader.readRanges([{ topic, partition: 1, from: 0, to: 1 }], () => undefined, true),
     ]);
+    await reader.close();
+    await waitFor("the reader's sockets closed", () => openSockets().every((s) => socketsBefore.has(s)), 10_000);
     expect(byPartition.get(0)!.map((r) => r.offset)).toEqual([0, 1, 2, 7, 8]);
     expect(byPartition.get(0)!.every((r) => r.value?.toString() === "kept")).toBe(true);
     expect(byPartition.get(1)!.map((r) => r.offset)).toEqual([2, 3, 4]);
