@@ -91,6 +91,23 @@ require.cache[batchModule]!.exports = class extends ClientBatch {
   }
 };
 
+// kafkajs 2.2.4 schedules its request queue's next check at "throttled until" minus now,
+// and "throttled until" is in the past whenever the broker is not throttling: every
+// connection then sets a timer with a negative delay, which Node 24 reports as a
+// TimeoutNegativeWarning on the application's stderr. That case is scheduled here with the
+// 1 ms Node would have used anyway; throttling itself still goes through kafkajs.
+type RequestQueueState = { throttledUntil: number; pending: unknown[]; throttleCheckTimeoutId: NodeJS.Timeout | null; checkPendingRequests(): void };
+const requestQueueModule = require.resolve("kafkajs/src/network/requestQueue/index.js");
+const RequestQueue = require(requestQueueModule) as { prototype: RequestQueueState & { scheduleCheckPendingRequests(): void } };
+const scheduleCheck = RequestQueue.prototype.scheduleCheckPendingRequests;
+RequestQueue.prototype.scheduleCheckPendingRequests = function scheduleWithoutNegativeDelay(this: RequestQueueState) {
+  if (this.throttleCheckTimeoutId || this.pending.length > 0 || this.throttledUntil > Date.now()) return scheduleCheck.call(this);
+  this.throttleCheckTimeoutId = setTimeout(() => {
+    this.throttleCheckTimeoutId = null;
+    this.checkPendingRequests();
+  }, 1);
+};
+
 /** The last stable offset the newest fetch of that partition reported, or undefined before any. */
 export function lastStableOffset(topic: string, partition: number): number | undefined {
   return stableOffsets.get(`${topic}:${partition}`);
