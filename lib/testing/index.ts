@@ -11,6 +11,7 @@ export { TestInputTopic, TestOutputTopic } from "./test-topics.ts";
 export type { TestInput, TestRecord } from "./test-record.ts";
 export { TestKafka } from "./test-kafka.ts";
 export type { FetchedRecord, TestKafkaConnection, TestKafkaReadOptions, TestKafkaRecord, TopicSpec } from "./test-kafka.ts";
+export { seededRandom } from "./seeded-random.ts";
 export { startKafka } from "./broker/start-kafka.ts";
 export type { KafkaProvider, StartedKafka, StartKafkaOptions } from "./broker/start-kafka.ts";
 export type { ContainerNetwork, KafkaLine } from "./broker/broker-config.ts";

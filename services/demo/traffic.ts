@@ -16,6 +16,7 @@
  * so each decodable payment is scored: the demo's accounting relies on it.
  */
 import type { Card, Customer, Payment } from "../fraud/model.ts";
+import { seededRandom } from "../../lib/testing/index.ts";
 
 export interface TrafficRecord {
   key: string;
@@ -76,17 +77,8 @@ interface CardState {
   payments: number;
 }
 
-/** A small seeded generator (mulberry32), so a run can be repeated. */
-export function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** A seeded generator, so a run can be repeated. */
+export const seeded = seededRandom;
 
 export class Traffic {
   readonly stats: TrafficStats = {

@@ -1,16 +1,8 @@
 import type { PipeStep, Step } from "./exchange.ts";
+import { seededRandom } from "../../../lib/testing/seeded-random.ts";
 
-/** mulberry32: a small seeded PRNG, so every run (and both drivers) gets the same input. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** Seeded, so every run (and both drivers) gets the same input. */
+export const prng = seededRandom;
 
 export function pipe(topic: string, key: string | null, value: string | null, timestamp: number, headers?: Record<string, string>): PipeStep {
   return headers ? { topic, key, value, timestamp, headers } : { topic, key, value, timestamp };

@@ -1,3 +1,5 @@
+import { seededRandom } from "../../../lib/testing/seeded-random.ts";
+
 /**
  * Brute-force expectations for windowed aggregations, computed from the same input the
  * topology gets: records in arrival order, stream time tracked as the largest timestamp so
@@ -5,17 +7,8 @@
  * arrived. Deliberately naive (arrays, no stores), to check the real operators against.
  */
 
-/** A small seeded PRNG (mulberry32): the same seed gives the same input on every run. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** Seeded: the same seed gives the same input on every run. */
+export const prng = seededRandom;
 
 export interface Input {
   key: string;
