@@ -1,17 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { Stores } from "../../../lib/state/index.ts";
 import { StateFixture, stringSerde } from "./helpers.ts";
+import { seededRandom } from "../../../lib/testing/seeded-random.ts";
 
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const random = seededRandom;
 
 const RETENTION = 100;
 

@@ -4,6 +4,7 @@ import { PoisonRecordError, RetriableError, TopologyError } from "../../../../li
 import type { ProcessorContext } from "../../../../lib/processor/index.ts";
 import { StreamTask, type RawRecord, type RecordCollector } from "../../../../lib/runtime/task/index.ts";
 import { Serdes } from "../../../../lib/serdes/index.ts";
+import { seededRandom } from "../../../../lib/testing/seeded-random.ts";
 
 const strings = Consumed.with(Serdes.string(), Serdes.string());
 const silent = { warn() {}, error() {} };
@@ -267,17 +268,7 @@ describe("current record timestamp (for stores)", () => {
 });
 
 describe("record choice against an oracle", () => {
-  /** Small seeded PRNG (mulberry32) so a failure replays exactly. */
-  function random(seed: number): () => number {
-    let a = seed >>> 0;
-    return () => {
-      a = (a + 0x6d2b79f5) >>> 0;
-      let t = a;
-      t = Math.imul(t ^ (t >>> 15), t | 1);
-      t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-    };
-  }
+  const random = seededRandom;
 
   it.each([1, 2, 3, 42, 1234])("processes in the order of a brute-force merge of partition heads (seed %i)", (seed) => {
     const next = random(seed);
