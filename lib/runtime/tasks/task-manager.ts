@@ -207,8 +207,10 @@ export class TaskManager {
     this.restoredByTask.set(entry.id, (this.restoredByTask.get(entry.id) ?? 0) + restored);
     metrics?.restored(entry.id, restored, performance.now() - started);
     if (entry.lifecycle.closed) return;
-    if (entry.initialized) task.restart(positions);
-    else task.initialize(positions);
+    if (entry.initialized) {
+      task.restart(positions);
+      this.#deps.logger.info("task recovered; it reads on from its committed offsets", { task: entry.id, restored });
+    } else task.initialize(positions);
     entry.initialized = true;
     entry.lifecycle.moveTo("running");
     this.#running.set(entry.id, task);
