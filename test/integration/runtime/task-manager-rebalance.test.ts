@@ -68,6 +68,10 @@ describe("task manager: a second instance joins (broker with the 3 s initial reb
       const processedAtSettle = a.processedRecords;
       await waitFor("instance a processes on after the move", () => a.processedRecords > processedAtSettle + KEYS * 5, 60_000);
       const stalledMs = watch.stop();
+      // The part a rebalance costs the tasks that stay: from the assignment to processing again.
+      const base = Date.now() - performance.now();
+      const assignedAt = linesA.filter((l) => l.message === "partitions assigned").at(-1)!.at - base;
+      const resumedAfterMs = watch.firstChangeAfter(assignedAt) - assignedAt;
       await load.stop();
 
       // What a logged about the assignment that gave three tasks away.
@@ -94,7 +98,7 @@ describe("task manager: a second instance joins (broker with the 3 s initial reb
       }
       const movedRestored = Object.values(b.restoredRecordsByTask());
       console.log(
-        `[task-manager] second instance joins (6 EOS tasks, 3 move): staying instance without progress for at most ${(stalledMs / 1000).toFixed(2)} s; ` +
+        `[task-manager] second instance joins (6 EOS tasks, 3 move): staying instance without progress for at most ${(stalledMs / 1000).toFixed(2)} s, processing again ${resumedAfterMs.toFixed(0)} ms after its assignment; ` +
           `both running ${(settledMs / 1000).toFixed(1)} s after the join; records restored for kept tasks: 0; per moved task: ${movedRestored.join(", ")}`,
       );
     } finally {

@@ -68,16 +68,22 @@ export function progressWatch(sample: () => number, everyMs = 20) {
   let last = sample();
   let lastChange = performance.now();
   let longest = 0;
+  const changes: number[] = [];
   const timer = setInterval(() => {
     const now = performance.now();
     const value = sample();
     if (value !== last) {
       longest = Math.max(longest, now - lastChange);
+      changes.push(now);
       last = value;
       lastChange = now;
     }
   }, everyMs);
   return {
+    /** performance.now() of the first growth after `at` (a performance.now() time), or NaN. */
+    firstChangeAfter(at: number): number {
+      return changes.find((t) => t > at) ?? Number.NaN;
+    },
     stop(): number {
       clearInterval(timer);
       return Math.max(longest, performance.now() - lastChange);
