@@ -148,6 +148,12 @@ export class StreamsApp {
     return this.#clusterView;
   }
 
+  /** @internal Per standby task, the next changelog offset of its stores, summed (what the subscription reports). */
+  standbyOffsetSums(): Record<string, number> {
+    const standbys = this.#standbys;
+    return Object.fromEntries((standbys?.ids() ?? []).map((id) => [id, standbys!.get(id)!.offsetSum()]));
+  }
+
   /** @internal The stores of that name in this instance's standby replicas (as current as their last applied batch). */
   standbyStores(name: string): unknown[] {
     const standbys = this.#standbys;
