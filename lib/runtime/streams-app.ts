@@ -67,7 +67,7 @@ export class StreamsApp {
     this.#topology = topology;
     this.#config = resolveConfig(config);
     this.#logger = config.logger ?? consoleLogger(`sluice.${this.#config.applicationId}`);
-    this.#observability = new AppObservability(this.#config, { state: () => this.state, thread: () => this.#thread, error: () => this.#error });
+    this.#observability = new AppObservability(this.#config, { state: () => this.state, thread: () => this.#thread, error: () => this.#error, standbyTasks: () => this.standbyTasks() });
     this.#lifecycle.onChange((next, previous) => this.#observability.metrics.stateChanged(previous, next));
     this.#stopped = new Promise<void>((resolve, reject) => {
       this.#settleStopped = (error) => (error ? reject(error) : resolve());
