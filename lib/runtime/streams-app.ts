@@ -15,7 +15,7 @@ import { GlobalStores } from "./global-stores.ts";
 import { StreamThread } from "./stream-thread.ts";
 import { StateCleaner } from "./tasks/state-cleaner.ts";
 import { StandbySet } from "./tasks/standby-set.ts";
-import { StandbyTask } from "./tasks/standby-task.ts";
+import { createStandbyTask } from "./tasks/standby-task.ts";
 import { planTopics, type TopicPlan } from "./topic-plan.ts";
 
 /**
@@ -284,7 +284,7 @@ export class StreamsApp {
       }));
     const stateDirectory = this.#stateDirectory!;
     const standbys = (this.#standbys = new StandbySet(
-      (taskId) => new StandbyTask({ topology, config, logger: this.#logger, stateDirectory, client }, taskId),
+      (taskId) => createStandbyTask({ topology, config, logger: this.#logger, stateDirectory, client }, taskId),
       stateDirectory,
       this.#logger,
     ));

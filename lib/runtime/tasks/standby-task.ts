@@ -124,3 +124,8 @@ export class StandbyTask {
     });
   }
 }
+
+/** The task manager's createStandby(): a standby of `taskId` that starts following at once. */
+export function createStandbyTask(environment: StandbyEnvironment, taskId: string): StandbyTask {
+  return new StandbyTask(environment, taskId);
+}
