@@ -82,6 +82,15 @@ export class StreamThread {
     return this.#manager.restoredByTask;
   }
 
+  /** Standby tasks open here (warm-ups included), in id order. */
+  standbyIds(): string[] {
+    return this.#manager.standbyIds();
+  }
+
+  standby(taskId: string): StandbyHandle | undefined {
+    return this.#manager.standby(taskId);
+  }
+
   /** The lifecycle state of a task held here (created, restoring, running, suspended), or undefined. */
   taskState(taskId: string): string | undefined {
     return this.#manager.stateOf(taskId);

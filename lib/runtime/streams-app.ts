@@ -14,7 +14,6 @@ import { retryWithBackoff } from "./retry.ts";
 import { GlobalStores } from "./global-stores.ts";
 import { StreamThread } from "./stream-thread.ts";
 import { StateCleaner } from "./tasks/state-cleaner.ts";
-import { StandbySet } from "./tasks/standby-set.ts";
 import { createStandbyTask } from "./tasks/standby-task.ts";
 import { planTopics, type TopicPlan } from "./topic-plan.ts";
 
@@ -49,12 +48,8 @@ export class StreamsApp {
   #global: GlobalStores | null = null;
   #cleaner: StateCleaner | null = null;
   #assignedTasks: string[] = [];
-  #standbys: StandbySet | null = null;
   #clusterView: ClusterView = { hosts: [] };
   #probing: NodeJS.Timeout | null = null;
-  // Assignments apply in order, each after the standbys it turns active have closed.
-  #assigning: Promise<void> = Promise.resolve();
-  #assignmentsWaiting = 0;
   #closing: Promise<void> | null = null;
   #error: Error | null = null;
   // start() resolved: from then on an error goes to the uncaught-exception policy, not to start()'s caller.
@@ -142,7 +137,7 @@ export class StreamsApp {
 
   /** Task ids of the standby replicas (warm-ups included) open on this instance. */
   standbyTasks(): string[] {
-    return this.#standbys?.ids() ?? [];
+    return this.#thread?.standbyIds() ?? [];
   }
 
   /**
@@ -155,15 +150,15 @@ export class StreamsApp {
 
   /** @internal Per standby task, the next changelog offset of its stores, summed (what the subscription reports). */
   standbyOffsetSums(): Record<string, number> {
-    const standbys = this.#standbys;
-    return Object.fromEntries((standbys?.ids() ?? []).map((id) => [id, standbys!.get(id)!.offsetSum()]));
+    const thread = this.#thread;
+    return Object.fromEntries((thread?.standbyIds() ?? []).map((id) => [id, thread!.standby(id)!.offsetSum()]));
   }
 
   /** @internal The stores of that name in this instance's standby replicas (as current as their last applied batch). */
   standbyStores(name: string): unknown[] {
-    const standbys = this.#standbys;
-    if (!standbys) return [];
-    return standbys.ids().map((id) => standbys.get(id)?.store(name)).filter((s) => s !== undefined);
+    const thread = this.#thread;
+    if (!thread) return [];
+    return thread.standbyIds().map((id) => thread.standby(id)?.store(name)).filter((s) => s !== undefined);
   }
 
   /**
@@ -288,11 +283,6 @@ export class StreamsApp {
         changelogTopics: sub.stores.filter((s) => s.changelog).map((s) => changelogTopicName(config.applicationId, s.name)),
       }));
     const stateDirectory = this.#stateDirectory!;
-    const standbys = (this.#standbys = new StandbySet(
-      (taskId) => createStandbyTask({ topology, config, logger: this.#logger, stateDirectory, client }, taskId),
-      stateDirectory,
-      this.#logger,
-    ));
     const processId = loadProcessId(stateDirectory.appDir);
     const assignor = new StreamsAssignor({
       subtopologies,
@@ -302,7 +292,7 @@ export class StreamsApp {
           processId,
           applicationServer: config.applicationServer,
           runningTasks: [...running],
-          taskOffsetSums: localOffsetSums(stateDirectory, (id) => standbys.get(id)?.offsetSum(), running),
+          taskOffsetSums: localOffsetSums(stateDirectory, (id) => this.#thread?.standby(id)?.offsetSum(), running),
         };
       },
       changelogBounds: (partitions) => client.partitionBounds(partitions, config.processingGuarantee === "exactly_once"),
@@ -351,6 +341,7 @@ export class StreamsApp {
       metrics: this.#observability.metrics,
       taskIdOf: (tp) => this.#taskIdOf(tp),
       createTask: (taskId, partitions, taskCount) => createActiveTask(environment, taskId, partitions, taskCount),
+      createStandby: (taskId) => createStandbyTask({ topology, config, logger: this.#logger, stateDirectory, client }, taskId),
       resetFor: (topic) => this.#offsetResetFor(topic),
       purgeable: new Set(this.#plan!.internal.filter((t) => t.name.endsWith("-repartition")).map((t) => t.name)),
       onRunning: () => this.#lifecycle.tryMoveTo("RUNNING"),
@@ -365,34 +356,19 @@ export class StreamsApp {
     const cleaner = (this.#cleaner = new StateCleaner(this.#stateDirectory!, config.stateCleanupDelayMs, this.#logger, () => [
       ...this.#assignedTasks,
       ...thread.tasks.keys(),
-      ...standbys.ids(),
+      ...thread.standbyIds(),
     ]));
     cleaner.start();
     thread.start();
     await consumer.run({
       onAssigned: (partitions, userData) => {
         // Tasks given up now count as owned until now: their delay starts here.
-        cleaner.noteOwned([...this.#assignedTasks, ...standbys.ids()]);
-        const active = (this.#assignedTasks = [...new Set(partitions.map((tp) => this.#taskIdOf(tp)))]);
+        cleaner.noteOwned([...this.#assignedTasks, ...thread.standbyIds()]);
+        this.#assignedTasks = [...new Set(partitions.map((tp) => this.#taskIdOf(tp)))];
         const info = this.#assignmentInfo(userData);
         this.#clusterView = info.cluster;
         this.#scheduleProbing(info.probingRebalance);
-        // A standby of a task that turns active here closes before the thread opens the task.
-        const standbyIds = info.standby.filter((id) => !active.includes(id));
-        const turningActive = standbys.ids().some((id) => active.includes(id));
-        if (!turningActive && this.#assignmentsWaiting === 0) {
-          void standbys.assign(standbyIds);
-          thread.onAssigned(partitions);
-          return;
-        }
-        this.#assignmentsWaiting++;
-        this.#assigning = this.#assigning
-          .then(async () => {
-            await standbys.assign(standbyIds);
-            thread.onAssigned(partitions);
-          })
-          .catch((error: unknown) => this.#logger.warn("applying an assignment failed", { error: (error as Error).message }))
-          .finally(() => this.#assignmentsWaiting--);
+        thread.onAssigned(partitions, info.standby);
       },
       onRebalancing: () => thread.onRebalancing(),
       beforeRejoin: () => thread.commitBeforeRejoin(),
@@ -459,9 +435,7 @@ export class StreamsApp {
     this.#logger.info("shutting down: finishing in-flight records and committing");
     this.#cleaner?.stop();
     if (this.#probing) clearInterval(this.#probing);
-    await this.#assigning;
     await this.#thread?.stop();
-    await this.#standbys?.close();
     await this.#global?.close();
     await this.#consumer?.disconnect().catch(() => undefined);
     await this.#admin?.disconnect().catch(() => undefined);

@@ -9,9 +9,15 @@ import { diffAssignment, samePartitions, type TaskAssignment } from "./assignmen
 import { PartitionRoutes } from "./partition-routes.ts";
 import { TaskLifecycle } from "./task-lifecycle.ts";
 
+const STANDBY_RETRY_MS = 1_000;
+
 /** A standby task as the manager sees it: created when assigned, closed (writing its checkpoint) when not. */
 export interface StandbyHandle {
   readonly id: string;
+  /** The next changelog offsets of its stores, summed: how far its copy is (the subscription reports it). */
+  offsetSum(): number;
+  /** Its store of that name (interactive queries may read standbys). */
+  store(name: string): unknown;
   close(): Promise<void> | void;
 }
 
@@ -57,6 +63,10 @@ export class TaskManager {
   readonly routes: PartitionRoutes;
   readonly #entries = new Map<string, ActiveEntry>();
   readonly #running = new Map<string, EngineTask>();
+  // The standbys the latest assignment wants, and those open. Opening and closing run in
+  // the task's chain (behind the close of an active task of it, so one task's database is
+  // never open twice) and do what `#wantedStandbys` says when their turn comes.
+  #wantedStandbys = new Set<string>();
   readonly #standbys = new Map<string, StandbyHandle>();
   // Per task id, its operations in order: a release never overtakes the start before it.
   readonly #chains = new Map<string, Promise<void>>();
@@ -81,6 +91,15 @@ export class TaskManager {
     return [...this.#restoring].sort();
   }
 
+  /** Standby tasks open here now (warm-ups included), in id order. */
+  standbyIds(): string[] {
+    return [...this.#standbys.keys()].sort();
+  }
+
+  standby(taskId: string): StandbyHandle | undefined {
+    return this.#standbys.get(taskId);
+  }
+
   stateOf(taskId: string): string | undefined {
     return this.#entries.get(taskId)?.lifecycle.state;
   }
@@ -93,7 +112,7 @@ export class TaskManager {
   apply(assignment: TaskAssignment, partitions: TopicPartition[]): void {
     const { committer, logger, config } = this.#deps;
     for (const [id, entry] of this.#entries) if (!entry.lifecycle.closed && assignment.active.has(id) && !samePartitions(entry.partitions, assignment.active.get(id)!)) this.#rebuild.add(id);
-    const diff = diffAssignment({ active: this.#entries.keys(), standby: this.#standbys.keys(), rebuild: this.#rebuild }, assignment);
+    const diff = diffAssignment({ active: this.#entries.keys(), standby: this.#wantedStandbys, rebuild: this.#rebuild }, assignment);
     this.#rebuild.clear();
     logger.info("partitions assigned", {
       tasks: [...assignment.active.keys()].sort(),
@@ -108,8 +127,8 @@ export class TaskManager {
     this.#afterAssignment = (committer.afterAssignment?.(partitions) ?? Promise.resolve()).catch((error) => logger.warn("after-assignment commit failed", { error: (error as Error).message }));
     for (const id of [...diff.closed, ...diff.rebuilt]) this.#close(this.#entries.get(id)!);
     for (const id of diff.kept) this.#keep(this.#entries.get(id)!, config.processingGuarantee === "exactly_once");
-    for (const id of [...diff.standbyClosed, ...diff.standbyToActive]) this.#closeStandby(id);
-    for (const id of diff.standbyCreated) this.#createStandby(id);
+    this.#wantedStandbys = new Set(this.#deps.createStandby ? assignment.standby.filter((id) => !assignment.active.has(id)) : []);
+    for (const id of [...diff.standbyClosed, ...diff.standbyToActive, ...diff.standbyCreated]) this.#reconcileStandby(id);
     for (const id of [...diff.created, ...diff.rebuilt, ...diff.standbyToActive]) {
       const entry: ActiveEntry = { id, partitions: assignment.active.get(id)!, lifecycle: new TaskLifecycle(id), taskCount: assignment.active.size, task: null, initialized: false, failures: 0 };
       this.#entries.set(id, entry);
@@ -142,7 +161,8 @@ export class TaskManager {
 
   async closeAll(): Promise<void> {
     for (const entry of [...this.#entries.values()]) this.#close(entry);
-    for (const id of [...this.#standbys.keys()]) this.#closeStandby(id);
+    this.#wantedStandbys.clear();
+    for (const id of [...this.#standbys.keys()]) this.#reconcileStandby(id);
     await this.settled();
   }
 
@@ -234,22 +254,25 @@ export class TaskManager {
     this.#enqueue(entry.id, () => this.#deps.committer.release(entry.id));
   }
 
-  #createStandby(id: string): void {
-    const create = this.#deps.createStandby;
-    if (!create) return;
+  // Opens or closes the task's standby as the latest assignment wants. Before the same task
+  // becomes active here the standby closes, writing its checkpoint, so the active task's
+  // restore reads only what the standby had not applied.
+  #reconcileStandby(id: string): void {
     this.#enqueue(id, async () => {
-      if (this.#deps.stopped()) return;
-      this.#standbys.set(id, create(id));
-    });
-  }
-
-  // Before the same task becomes active here the standby closes, writing its checkpoint,
-  // so the active task's restore reads only what the standby had not applied.
-  #closeStandby(id: string): void {
-    this.#enqueue(id, async () => {
-      const standby = this.#standbys.get(id);
-      this.#standbys.delete(id);
-      await standby?.close();
+      const wanted = this.#wantedStandbys.has(id) && !this.#deps.stopped();
+      const open = this.#standbys.get(id);
+      if (wanted && !open) {
+        try {
+          this.#standbys.set(id, this.#deps.createStandby!(id));
+        } catch (error) {
+          // A standby is a copy: failing to open one costs a slower failover, not the app.
+          this.#deps.logger.warn("opening a standby task failed; trying again", { task: id, error: (error as Error).message });
+          setTimeout(() => this.#wantedStandbys.has(id) && this.#reconcileStandby(id), STANDBY_RETRY_MS).unref();
+        }
+      } else if (!wanted && open) {
+        this.#standbys.delete(id);
+        await open.close();
+      }
     });
   }
 
