@@ -202,6 +202,7 @@ export class TaskManager {
           return;
         }
         if (entry.lifecycle.state === "restoring") entry.lifecycle.moveTo("suspended");
+        if (entry.task) this.routes.detach(entry.task);
         const delay = this.#backoff(entry);
         this.#deps.logger.warn("starting task failed; trying it again", { task: entry.id, retryInMs: delay, error: (error as Error).message });
         this.#schedule(entry, delay);
@@ -232,9 +233,10 @@ export class TaskManager {
       this.#deps.logger.info("task recovered; it reads on from its committed offsets", { task: entry.id, restored });
     } else task.initialize(positions);
     entry.initialized = true;
+    // Seeking may fail while the consumer restarts: the task is then still restoring, and tried again.
+    this.routes.attach(task, positions);
     entry.lifecycle.moveTo("running");
     this.#running.set(entry.id, task);
-    this.routes.attach(task, positions);
   }
 
   // Not committed here: a task that leaves was committed before the rejoin; a lost one

@@ -51,14 +51,14 @@ describe("task manager: one task's producer is fenced", () => {
       await waitFor("the app runs its three tasks", () => app.state === "RUNNING" && app.activeTasks().length === PARTITIONS, 60_000);
       await waitFor("some load processed", () => app.processedRecords > KEYS * 10, 60_000);
 
+      const count = (prefix: string) => lines.filter((l) => l.message.startsWith(prefix)).length;
       for (let round = 0; round < ROGUE_ROUNDS; round++) {
+        // Fence only a running victim: one still recovering would fence the rogue right back.
+        await waitFor(`round ${round}: the victim runs`, () => count("task recovered;") >= round && app.activeTasks().includes(VICTIM), 60_000);
         const rogue = client.transactionalProducer({ transactionalId: `${applicationId}-${VICTIM}`, transactionTimeoutMs: 10_000 });
         await rogue.init();
         await rogue.close();
-        // Wait for the fence to hit, then let the task come back before fencing it again.
-        const failures = lines.filter((l) => l.message.startsWith("task failed;")).length;
-        await waitFor(`round ${round}: the fenced task fails`, () => lines.filter((l) => l.message.startsWith("task failed;")).length > failures, 30_000);
-        await new Promise((r) => setTimeout(r, 300));
+        await waitFor(`round ${round}: the fenced task fails`, () => count("task failed;") > round, 60_000);
       }
       const recovered = lines.filter((l) => l.message.startsWith("task recovered;")).length;
       await waitFor("the victim runs again", () => lines.filter((l) => l.message.startsWith("task recovered;")).length >= ROGUE_ROUNDS && app.activeTasks().length === PARTITIONS, 30_000);

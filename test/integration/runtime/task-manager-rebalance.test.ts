@@ -87,7 +87,7 @@ describe("task manager: a second instance joins (broker with the 3 s initial reb
       await waitFor("all input committed", async () => {
         const committed = await admin.committedOffsets(applicationId, [input]);
         return committed.reduce((sum, o) => sum + o.offset, 0) === load.total;
-      }, 90_000);
+      }, 180_000);
       // Exactly-once: the last count per key on the output equals the brute-force count of the input.
       const kafka = new TestKafka(broker.bootstrap);
       try {
@@ -107,5 +107,5 @@ describe("task manager: a second instance joins (broker with the 3 s initial reb
       await b.close();
       await a.close();
     }
-  }, 300_000);
+  }, 480_000);
 });
