@@ -62,6 +62,11 @@ export class HaWorker {
     }, timeoutMs);
   }
 
+  /** The first report so far, or to come, that passes `test` (the history, not only the latest). */
+  waitForAny(what: string, test: (r: Report) => boolean, timeoutMs = 60_000): Promise<Report> {
+    return waitFor(`${this.name}: ${what} (log ${this.logFile})`, () => this.reports.find(test) ?? null, timeoutMs);
+  }
+
   async dumpStandbyStore(): Promise<[string, string][]> {
     this.standbyStore = null;
     this.child.kill("SIGUSR2");
