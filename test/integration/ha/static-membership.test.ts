@@ -8,6 +8,8 @@
  *   the running aggregates and the stores are exact by the crash suite's verifier;
  * - a second process with an instance id already in use takes the member's place and the
  *   first stops with a clear fatal error naming the id (exit code 1);
+ * - an at-least-once static member's offset commits (OffsetCommit v7, with the instance id)
+ *   are accepted, before and after a restart in the same generation;
  * - a member without an instance id leaves the group when it closes (the broker drops it at
  *   once, the other member takes its tasks), while a closed static member stays listed.
  */
@@ -54,8 +56,9 @@ async function createApp(name: string, partitions: number): Promise<App> {
   return app;
 }
 
-function startMember(app: App, name: string, groupInstanceId: string | null): MemberProcess {
+function startMember(app: App, name: string, groupInstanceId: string | null, extraEnv: Record<string, string> = {}): MemberProcess {
   const member = new MemberProcess(name, {
+    ...extraEnv,
     KAFKA_BOOTSTRAP_SERVERS: bootstrap(), APP_ID: app.id, INPUT: app.input, OUTPUT: app.output, AGG_OUTPUT: app.aggregates,
     STATE_DIR: join(stateRoot, app.id, name), SESSION_TIMEOUT_MS: String(SESSION_TIMEOUT_MS),
     ...(groupInstanceId ? { GROUP_INSTANCE_ID: groupInstanceId } : {}),
@@ -159,6 +162,35 @@ describe("static membership (groupInstanceId)", () => {
     await settled([second], 2, "the second process running with every task");
     expect(second.joins.at(-1)?.groupInstanceId).toBe(id);
     expect(await second.terminate()).toBe(0);
+  }, 300_000);
+
+  it("an at-least-once static member commits its offsets with its instance id (OffsetCommit v7) and rejoins in its generation", async () => {
+    const app = await createApp("static-alos", 2);
+    const generator = new InputGenerator({ bootstrap: bootstrap(), topic: app.input, keys: 10, rate: 100 });
+    await generator.connect();
+    await generator.produce(200);
+    const committedAtEnd = () =>
+      waitFor("committed offsets at the input's end", async () => {
+        const [ends, committed] = await Promise.all([admin.offsets(app.input), admin.committedOffsets(app.id, [app.input])]);
+        const at = new Map(committed.map((c) => [c.partition, c.offset]));
+        return ends.every((e) => at.get(e.partition) === e.latest);
+      }, 120_000);
+    try {
+      const first = startMember(app, "a", `${app.id}-a`, { GUARANTEE: "at_least_once" });
+      await settled([first], 2, "the member running");
+      await committedAtEnd();
+      expect(await first.terminate()).toBe(0);
+      await generator.produce(200);
+      const second = startMember(app, "a", `${app.id}-a`, { GUARANTEE: "at_least_once" });
+      await settled([second], 2, "the member running again");
+      await committedAtEnd();
+      expect(second.joins.map((j) => j.generationId)).toEqual([first.joins.at(-1)!.generationId]);
+      expect(await second.terminate()).toBe(0);
+      const failed = [...first.logLines, ...second.logLines].filter((line) => line.includes("commit failed"));
+      expect(failed).toEqual([]);
+    } finally {
+      await generator.close();
+    }
   }, 300_000);
 
   it("a member without groupInstanceId leaves the group on close; a closed static member stays listed", async () => {

@@ -5,7 +5,8 @@
  * group instance id.
  *
  * Env: KAFKA_BOOTSTRAP_SERVERS, APP_ID, INPUT, OUTPUT, AGG_OUTPUT, STATE_DIR,
- * GROUP_INSTANCE_ID (unset: a dynamic member), SESSION_TIMEOUT_MS.
+ * GROUP_INSTANCE_ID (unset: a dynamic member), SESSION_TIMEOUT_MS, GUARANTEE (exactly_once,
+ * the default, or at_least_once).
  * stdout: {"state":..,"tasks":[..],"processed":n} whenever that changes; on SIGTERM, before
  * closing, {"store":[[key,value],...],"tasks":[..]}. stderr: the library's JSON log lines
  * (the harness reads "joined the consumer group" from them).
@@ -39,7 +40,7 @@ const app = new StreamsApp(builder.build(), {
   applicationId: requireEnv("APP_ID"),
   bootstrapServers: requireEnv("KAFKA_BOOTSTRAP_SERVERS"),
   stateDir: requireEnv("STATE_DIR"),
-  processingGuarantee: "exactly_once",
+  processingGuarantee: process.env["GUARANTEE"] === "at_least_once" ? "at_least_once" : "exactly_once",
   commitIntervalMs: 200,
   sessionTimeoutMs: Number(requireEnv("SESSION_TIMEOUT_MS")),
   heartbeatIntervalMs: 1_000,
