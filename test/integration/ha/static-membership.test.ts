@@ -105,7 +105,9 @@ describe("static membership (groupInstanceId)", () => {
       expect(listed.map((id) => names.find((n) => id.startsWith(`${instanceId(n)}-`))).sort()).toEqual(names);
 
       const restarted = new Map<string, MemberProcess>();
+      const restartSeconds: number[] = [];
       for (const name of names) {
+        const stoppedAt = Date.now();
         const before = members.get(name)!;
         const tasks = [...before.tasks];
         const memberId = before.joins.at(-1)!.memberId;
@@ -118,7 +120,10 @@ describe("static membership (groupInstanceId)", () => {
         await settled([...members.values()], partitions, `${name} running again`);
         expect(after.tasks, `tasks of ${name} after its restart`).toEqual(tasks);
         expect(after.joins.map((j) => j.generationId), `joins of the restarted ${name}`).toEqual([generation]);
+        restartSeconds.push((Date.now() - stoppedAt) / 1000);
       }
+      // A figure, not an assertion: SIGTERM to running again, per member (its tasks wait that long, the others not at all).
+      console.log(`[static] rolling restart in generation ${generation}: ${restartSeconds.map((s) => `${s.toFixed(1)} s`).join(", ")} per member`);
       // A rebalance would have made the members rejoin with a new generation.
       for (const [name, m] of members) expect(m.joins.map((j) => j.generationId), `joins of ${name}`).toEqual([generation]);
       expect(firstRuns.map((m) => m.joins.length), "joins of the first processes until they stopped").toEqual(joinsAtSettling);
