@@ -130,7 +130,6 @@ export {
   type ValueAndTimestamp,
   type Window,
   type WindowStore,
-  type WindowValue,
   type Windowed,
 } from "./state/index.ts";
 
