@@ -148,4 +148,31 @@ describe("interactive queries across two instances on the broker", () => {
     }
     expect(found).toBe(KEYS.length);
   });
+
+  it("keeps every answer right while one instance leaves, then answers everything from the other", async () => {
+    const perUser = countBy(INPUT, (r) => r.key);
+    const client = new StoreQueryClient<string>(`http://127.0.0.1:${ports[0]}`);
+    const statuses = new Map<number, number>();
+    const ask = async () => {
+      for (const key of KEYS) {
+        try {
+          // An answer, when there is one, is the right one; the owner gone or a rebalance in flight is a 5xx.
+          expect([key, await client.get("per-user", key)]).toEqual([key, String(perUser.get(key))]);
+          statuses.set(200, (statuses.get(200) ?? 0) + 1);
+        } catch (error) {
+          const status = (error as { status?: number }).status;
+          if (status !== 502 && status !== 503) throw error;
+          statuses.set(status, (statuses.get(status) ?? 0) + 1);
+        }
+      }
+    };
+    const leaving = apps[1]!.close();
+    let stopped = false;
+    void leaving.then(() => (stopped = true));
+    while (!stopped) await ask();
+    await waitFor("the staying instance running all four tasks", () => apps[0]!.state === "RUNNING" && apps[0]!.activeTasks().length === 4, 120_000);
+    for (const key of KEYS) expect([key, await client.get("per-user", key)]).toEqual([key, String(perUser.get(key))]);
+    expect(apps[0]!.queryMetadataForKey("per-user", KEYS[0]!).active).toEqual({ host: "127.0.0.1", port: ports[0] });
+    expect(statuses.get(200)).toBeGreaterThan(0);
+  });
 });
