@@ -91,9 +91,8 @@ export class LocalStores {
       }
     }
     const actual = storeTypeOf(stores[0]);
-    if (actual !== type) {
-      throw new ConfigError(`store "${name}" is a ${actual ?? "custom"} store, not a ${type} store; query it with app.store(name, "${actual ?? "keyValue"}")`);
-    }
+    if (actual === null) throw new ConfigError(`store "${name}" is not a key-value, window or session store of the state layer, so it cannot be queried`);
+    if (actual !== type) throw new ConfigError(`store "${name}" is a ${actual} store, not a ${type} store; query it with app.store(name, "${actual}")`);
     return stores;
   }
 }
