@@ -24,8 +24,6 @@ KAFKA_VERSION ?= 3.9
 export KAFKA_VERSION
 BROKER_LIB := $(TOOLS)/kafka-$(KAFKA_VERSION)/libs
 export SLUICE_BROKER_LIBS := $(BROKER_LIB)
-# kafkajs 2.2.4 schedules an idle timer with a negative delay; Node 24 warns about each one.
-export NODE_OPTIONS := $(strip $(NODE_OPTIONS) --disable-warning=TimeoutNegativeWarning)
 VITEST := node node_modules/vitest/vitest.mjs
 # .ci/run asks for a JSON report to print the closing "N passed, N failed" line.
 VITEST_REPORT := $(if $(VITEST_JSON_REPORT),--reporter=default --reporter=json --outputFile.json=$(VITEST_JSON_REPORT))

@@ -5,6 +5,12 @@ import { bootstrap, uniqueName } from "../support.ts";
 
 const kafkaBoundary = fileURLToPath(new URL("../../../lib/kafka/index.ts", import.meta.url));
 
+// An application's process has no flags that silence warnings: neither has this one.
+function withoutNodeOptions(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const { NODE_OPTIONS: _ignored, ...rest } = env;
+  return rest;
+}
+
 describe("the Kafka client in an application's process", () => {
   it("produces and reads without Node warnings on stderr (kafkajs' request queue set negative timers)", () => {
     const topic = uniqueName("warnings");
@@ -25,7 +31,7 @@ describe("the Kafka client in an application's process", () => {
       await client.close();
       console.log(JSON.stringify({ end: bounds.get(${JSON.stringify(topic + ":0")}).end, read }));
     `;
-    const child = spawnSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8", timeout: 60_000, env: { ...process.env, SLUICE_LOG_LEVEL: "error" } });
+    const child = spawnSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8", timeout: 60_000, env: { ...withoutNodeOptions(process.env), SLUICE_LOG_LEVEL: "error" } });
     expect(child.status, child.stderr).toBe(0);
     expect(JSON.parse(child.stdout.trim().split("\n").at(-1)!)).toEqual({ end: 5, read: 5 });
     expect(child.stderr).not.toMatch(/Warning/);
