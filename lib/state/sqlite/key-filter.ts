@@ -4,82 +4,97 @@
  * answers "absent" without a SQLite query. It only ever errs towards "maybe": keys are
  * added on every write and never removed (a delete, or a rolled-back transaction, leaves a
  * false "maybe", which the query then answers). About 10 bits per key and 7 probes: about
- * 1% of absent keys still reach SQLite.
+ * 1% of absent keys reach SQLite per layer.
  *
- * The filter is built from a scan of the table's keys on first use, and rebuilt from one
- * (twice as large) when the keys added since outgrow it, so it costs O(1) per write
- * amortised and O(keys) once per open.
+ * Built from a scan of the table's keys on first use (once per open); when the keys added
+ * outgrow it, a layer four times larger is started and the full ones are kept (a scalable
+ * Bloom filter), so growth costs no further scan: with a few layers a few percent of
+ * absent keys still reach SQLite.
  */
 
 const BITS_PER_KEY = 10;
 const PROBES = 7;
-const MIN_CAPACITY = 4096;
+const MIN_CAPACITY = 16_384;
+const GROWTH = 4;
+
+interface Layer {
+  bits: Int32Array;
+  /** Bits - 1 (a power of two of bits, so a probe is a mask). */
+  mask: number;
+  capacity: number;
+  added: number;
+}
 
 export class KeyFilter {
-  private bits: Int32Array;
-  private mask: number;
-  private capacity: number;
-  private added = 0;
+  /** Oldest first; new keys go into the last one. Empty until first use. */
+  private layers: Layer[] = [];
   private readonly countKeys: () => number;
   private readonly scanKeys: () => Iterable<Buffer>;
 
-  /** `countKeys` and `scanKeys` read the table as it is now (for building and rebuilding). */
+  /** `countKeys` and `scanKeys` read the table as it is now (for the first build). */
   constructor(countKeys: () => number, scanKeys: () => Iterable<Buffer>) {
     this.countKeys = countKeys;
     this.scanKeys = scanKeys;
-    this.capacity = 0;
-    this.bits = new Int32Array(0);
-    this.mask = 0;
   }
 
   /** False only when the table certainly does not hold `key`. */
   mightContain(key: Buffer): boolean {
-    if (this.capacity === 0) this.rebuild();
+    if (this.layers.length === 0) this.build();
     const h1 = hash(key);
     const h2 = mix(h1) | 1;
-    const bits = this.bits;
-    const mask = this.mask;
-    for (let i = 0, h = h1; i < PROBES; i++, h = (h + h2) | 0) {
-      const bit = h & mask;
-      if ((bits[bit >>> 5]! & (1 << (bit & 31))) === 0) return false;
-    }
-    return true;
+    for (let l = this.layers.length - 1; l >= 0; l--) if (probe(this.layers[l]!, h1, h2)) return true;
+    return false;
   }
 
-  /** Call for every key written with a value, after the write (a rebuild scans the table). */
+  /** Call for every key written with a value, after the write. */
   add(key: Buffer): void {
-    if (this.capacity === 0) return; // not built yet: the first lookup's scan will see the key
+    if (this.layers.length === 0) return; // not built yet: the first lookup's scan will see the key
     // A key already "maybe" (rewritten, mostly) adds nothing: only new keys fill the filter.
     if (this.mightContain(key)) return;
-    if (++this.added > this.capacity) this.rebuild();
-    else this.set(key);
+    let layer = this.layers[this.layers.length - 1]!;
+    if (layer.added >= layer.capacity) {
+      layer = newLayer(layer.capacity * GROWTH);
+      this.layers.push(layer);
+    }
+    layer.added++;
+    const h1 = hash(key);
+    set(layer, h1, mix(h1) | 1);
   }
 
   /** Forgets everything (the table was emptied). */
   reset(): void {
-    this.capacity = 0;
-    this.bits = new Int32Array(0);
+    this.layers = [];
   }
 
-  private set(key: Buffer): void {
-    const h1 = hash(key);
-    const h2 = mix(h1) | 1;
-    for (let i = 0, h = h1; i < PROBES; i++, h = (h + h2) | 0) {
-      const bit = h & this.mask;
-      this.bits[bit >>> 5]! |= 1 << (bit & 31);
+  private build(): void {
+    const layer = newLayer(Math.max(MIN_CAPACITY, this.countKeys() * 2));
+    for (const key of this.scanKeys()) {
+      const h1 = hash(key);
+      set(layer, h1, mix(h1) | 1);
+      layer.added++;
     }
+    this.layers = [layer];
   }
+}
 
-  /** Sized for twice the keys there are now, so it is rebuilt after the key count has doubled. */
-  private rebuild(): void {
-    const keys = this.countKeys();
-    // A power of two of bits, so a probe is a mask.
-    const size = 2 ** Math.ceil(Math.log2(Math.max(MIN_CAPACITY, keys * 2) * BITS_PER_KEY));
-    this.bits = new Int32Array(size / 32);
-    this.mask = size - 1;
-    this.capacity = Math.floor(size / BITS_PER_KEY);
-    this.added = keys;
-    for (const key of this.scanKeys()) this.set(key);
+function newLayer(keys: number): Layer {
+  const size = 2 ** Math.ceil(Math.log2(keys * BITS_PER_KEY));
+  return { bits: new Int32Array(size / 32), mask: size - 1, capacity: Math.floor(size / BITS_PER_KEY), added: 0 };
+}
+
+function probe(layer: Layer, h1: number, h2: number): boolean {
+  const { bits, mask } = layer;
+  for (let i = 0, h = h1; i < PROBES; i++, h = (h + h2) | 0) {
+    const bit = h & mask;
+    if ((bits[bit >>> 5]! & (1 << (bit & 31))) === 0) return false;
+  }
+  return true;
+}
+
+function set(layer: Layer, h1: number, h2: number): void {
+  for (let i = 0, h = h1; i < PROBES; i++, h = (h + h2) | 0) {
+    const bit = h & layer.mask;
+    layer.bits[bit >>> 5]! |= 1 << (bit & 31);
   }
 }
 
