@@ -4,7 +4,8 @@
  * verifies every run's output, and reports CPU seconds per 1M input records (utime + stime
  * of the runner process, which is robust to a machine shared with other runs, unlike wall
  * time), the load average it ran at, and how many output and changelog records left (the
- * record cache's effect). PROFILE_CPU=1 also writes a `node --cpu-prof` profile of each
+ * record cache's effect) and, under exactly-once, how many transaction markers the output
+ * partitions got (how often the system committed). PROFILE_CPU=1 also writes a `node --cpu-prof` profile of each
  * Sluice run; `node test/bench/profile-summary.ts <file>` prints where its time went.
  *
  * To compare code before and after a change under the same load, PROFILE_TREES names
@@ -129,6 +130,9 @@ async function runOnce({ label, system, Runner }: Variant, scenario: (typeof sce
     await runner.stop();
     const outputs = await readOutput(client, output);
     const verdict = verify(scenario.workload.name, spec, scenario.guarantee === "exactly_once", outputs);
+    // Under exactly-once each transaction leaves a commit marker in every output partition it
+    // wrote to: offsets beyond the records read back are those markers, i.e. commits.
+    const outputOffsets = (await admin.offsets(output)).reduce((sum, p) => sum + p.latest, 0);
     let changelogRecords = 0;
     for (const topic of (await admin.listTopics()).filter((t) => t.startsWith(applicationId) && t.endsWith("-changelog"))) {
       changelogRecords += (await readOutput(client, topic)).length;
@@ -142,6 +146,7 @@ async function runOnce({ label, system, Runner }: Variant, scenario: (typeof sce
       "records/s": Math.round(spec.records / measured.seconds),
       "output records": outputs.length,
       "changelog records": changelogRecords,
+      "output txn markers": outputOffsets - outputs.length,
       "peak RSS MB": Math.round(measured.peakRssMb),
       "load avg": `${round2(loadBefore)}-${round2(loadavg()[0]!)}`,
     };
