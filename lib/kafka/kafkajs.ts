@@ -2,6 +2,7 @@
 // are taken from the default export once, here.
 import { createRequire } from "node:module";
 import { dirname, sep } from "node:path";
+import { installEncodingReplacements } from "./encoding/install.ts";
 import { withStaticMembership } from "./static-membership.ts";
 
 // Resolved from this file, so an installed Sluice patches the kafkajs it depends on (in the
@@ -16,6 +17,9 @@ const kafkajsRoot = dirname(require.resolve("kafkajs/package.json")) + sep;
 for (const path of Object.keys(require.cache)) {
   if (path.startsWith(kafkajsRoot)) delete require.cache[path];
 }
+
+// Record encoding and decoding, CRC-32C and murmur2 without BigInt arithmetic (encoding/).
+installEncodingReplacements(require);
 
 // kafkajs 2.2.4 groups a batch's messages by partition by copying the partition's array
 // for every message, which is quadratic in the batch size and took most of the CPU of a

@@ -45,11 +45,24 @@ export function toTopicMessages(records: OutgoingRecord[]): TopicMessages[] {
 /** Adds one acknowledged chunk's last offsets (base offset + records sent there - 1) to `into`. */
 export function addLastOffsets(into: LastOffsets, chunk: OutgoingRecord[], metadata: RecordMetadata[]): void {
   const counts = new Map<string, number>();
+  // Records of one partition mostly come in runs: the "topic:partition" key is built once per run.
+  let topic: string | null = null;
+  let partition: number | undefined;
+  let run = 0;
+  const endRun = () => {
+    if (run > 0) counts.set(`${topic}:${partition}`, (counts.get(`${topic}:${partition}`) ?? 0) + run);
+  };
   for (const r of chunk) {
     if (r.partition === undefined) continue;
-    const key = `${r.topic}:${r.partition}`;
-    counts.set(key, (counts.get(key) ?? 0) + 1);
+    if (r.topic !== topic || r.partition !== partition) {
+      endRun();
+      topic = r.topic;
+      partition = r.partition;
+      run = 0;
+    }
+    run++;
   }
+  endRun();
   for (const m of metadata) {
     const key = `${m.topicName}:${m.partition}`;
     const count = counts.get(key);

@@ -1,5 +1,6 @@
 import type Database from "better-sqlite3";
 import { prefixUpperBound } from "./byte-order.ts";
+import { KeyFilter } from "./key-filter.ts";
 import { quoteIdentifier, type RestoreRecord, type TaskTable } from "./sql.ts";
 
 export interface KeyValueRow {
@@ -11,6 +12,8 @@ export interface KeyValueRow {
  * One key-value store as one table: key BLOB PRIMARY KEY, value BLOB, timestamp INTEGER,
  * WITHOUT ROWID so that the rows live in the key's B-tree (one lookup, ordered by bytes).
  * Statements are prepared once and reused; scan statements are prepared on first use.
+ * Point reads ask a Bloom filter of the table's keys first (key-filter.ts), so a key the
+ * table never had costs no query.
  */
 export class SqliteKeyValueTable implements TaskTable {
   readonly name: string;
@@ -24,6 +27,7 @@ export class SqliteKeyValueTable implements TaskTable {
   private readonly deleteStatement: Database.Statement;
   private readonly countStatement: Database.Statement;
   private readonly scans = new Map<string, Database.Statement>();
+  private readonly keys: KeyFilter;
 
   constructor(db: Database.Database, name: string, beforeWrite: () => void) {
     this.db = db;
@@ -38,13 +42,20 @@ export class SqliteKeyValueTable implements TaskTable {
     this.upsertStatement = db.prepare(`INSERT OR REPLACE INTO ${this.table} (key, value, timestamp) VALUES (?, ?, ?)`);
     this.deleteStatement = db.prepare(`DELETE FROM ${this.table} WHERE key = ?`);
     this.countStatement = db.prepare(`SELECT count(*) FROM ${this.table}`).pluck();
+    const keysStatement = db.prepare(`SELECT key FROM ${this.table}`).pluck();
+    this.keys = new KeyFilter(
+      () => this.countStatement.get() as number,
+      () => keysStatement.iterate() as IterableIterator<Buffer>,
+    );
   }
 
   get(key: Buffer): Buffer | null {
+    if (!this.keys.mightContain(key)) return null;
     return (this.getStatement.get(key) as Buffer | undefined) ?? null;
   }
 
   getWithTimestamp(key: Buffer): { value: Buffer; timestampMs: number } | null {
+    if (!this.keys.mightContain(key)) return null;
     const row = this.getWithTimestampStatement.get(key) as [Buffer, number] | undefined;
     return row === undefined ? null : { value: row[0], timestampMs: row[1] };
   }
@@ -52,7 +63,10 @@ export class SqliteKeyValueTable implements TaskTable {
   put(key: Buffer, value: Buffer | null, timestampMs: number): void {
     this.beforeWrite();
     if (value === null) this.deleteStatement.run(key);
-    else this.upsertStatement.run(key, value, timestampMs);
+    else {
+      this.upsertStatement.run(key, value, timestampMs);
+      this.keys.add(key);
+    }
   }
 
   putIfAbsent(key: Buffer, value: Buffer, timestampMs: number): Buffer | null {
@@ -110,12 +124,16 @@ export class SqliteKeyValueTable implements TaskTable {
 
   clear(): void {
     this.db.prepare(`DELETE FROM ${this.table}`).run();
+    this.keys.reset();
   }
 
   restore(records: readonly RestoreRecord[]): void {
     for (const r of records) {
       if (r.value === null) this.deleteStatement.run(r.key);
-      else this.upsertStatement.run(r.key, r.value, r.timestamp);
+      else {
+        this.upsertStatement.run(r.key, r.value, r.timestamp);
+        this.keys.add(r.key);
+      }
     }
   }
 

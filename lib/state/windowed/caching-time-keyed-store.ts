@@ -14,6 +14,12 @@ interface TimeKeyedCacheEntry extends CacheEntry {
   storeKey: Buffer;
   time: number;
   extra: number;
+  /**
+   * The value the table below holds for this row, undefined when not known; kept so a flush
+   * that sends old values need not read it back (as in the key-value cache; not counted in
+   * the budget, cleared once the entry is flushed).
+   */
+  stored: Buffer | null | undefined;
 }
 
 const NO_TIME = Number.MIN_SAFE_INTEGER;
@@ -83,6 +89,7 @@ export class CachingTimeKeyedStore implements TimeKeyedBytesStore, RecordContext
         timestampMs: stored?.timestampMs ?? 0,
         dirty: false,
         context: null,
+        stored: stored?.value ?? null,
       });
     }
     return stored;
@@ -94,7 +101,10 @@ export class CachingTimeKeyedStore implements TimeKeyedBytesStore, RecordContext
     const address = encodeTimeKeyedKey(this.layout, key, time, extra);
     if (!this.holdsWrites) return this.inner.put(key, time, extra, value, timestampMs);
     const context = this.contexts?.capture() ?? null;
-    this.cache.put(bytesToMapKey(address), { key: address, storeKey: key, time, extra, value, timestampMs, dirty: true, context });
+    const mapKey = bytesToMapKey(address);
+    const previous = this.cache.get(mapKey);
+    const stored = previous === undefined ? undefined : previous.dirty ? previous.stored : previous.value;
+    this.cache.put(mapKey, { key: address, storeKey: key, time, extra, value, timestampMs, dirty: true, context, stored });
     return true;
   }
 
@@ -128,6 +138,14 @@ export class CachingTimeKeyedStore implements TimeKeyedBytesStore, RecordContext
     this.inner.close();
   }
 
+  /** What the table below holds for the entry's row now (as its get would answer). */
+  private storedValue(entry: TimeKeyedCacheEntry): Buffer | null {
+    if (entry.stored === undefined) return this.inner.get(entry.storeKey, entry.time, entry.extra)?.value ?? null;
+    const observed = this.inner.observedStreamTimeMs;
+    // A row the table's retention has passed reads as absent there.
+    return observed !== NO_TIME && entry.time < observed - this.retentionMs + 1 ? null : entry.stored;
+  }
+
   private minLiveTime(): number {
     const observed = this.observedStreamTimeMs;
     return observed === NO_TIME ? NO_TIME : observed - this.retentionMs + 1;
@@ -136,7 +154,8 @@ export class CachingTimeKeyedStore implements TimeKeyedBytesStore, RecordContext
   /** Writes a dirty entry down and tells the listener, in the record context of the write that made it. */
   private writeDown(entry: TimeKeyedCacheEntry): void {
     const { storeKey, time, extra, value, timestampMs } = entry;
-    const oldValue = this.listener !== null && this.sendOldValues ? (this.inner.get(storeKey, time, extra)?.value ?? null) : null;
+    const oldValue = this.listener !== null && this.sendOldValues ? this.storedValue(entry) : null;
+    entry.stored = undefined;
     const previous = this.contexts?.swap(entry.context);
     try {
       this.inner.put(storeKey, time, extra, value, timestampMs);

@@ -1,0 +1,33 @@
+/**
+ * Puts the encoding replacements of this folder in place of kafkajs' own modules, in its
+ * module cache, before kafkajs loads the modules that capture them (called from
+ * ../kafkajs.ts, where the other module replacements are). Each replacement has the
+ * contract of the module it replaces: the same arguments, the same result, the same bytes.
+ *
+ * Why: in a profile of a count over 1M keys, kafkajs' per-record encoding (a zero-filled
+ * 512-byte buffer per record, BigInt-backed Long arithmetic for varlongs, offsets and
+ * murmur2, a byte-at-a-time CRC) was about a fifth of the CPU.
+ */
+import { crc32c } from "./crc32c.ts";
+import { murmur2 } from "./murmur2.ts";
+import { type BatchContext, decodeRecord } from "./record-decoder.ts";
+import { encodeRecord, type RecordFields } from "./record-encoder.ts";
+import type { Cursor } from "./varint.ts";
+
+type Require = NodeJS.Require;
+
+export function installEncodingReplacements(require: Require): void {
+  // kafkajs' Encoder: the record batch takes records in its shape (`buf`, `offset`, `buffer`).
+  const Encoder = require("kafkajs/src/protocol/encoder.js") as { prototype: object };
+  const wrap = (buffer: Buffer) => Object.assign(Object.create(Encoder.prototype) as object, { buf: buffer, offset: buffer.length });
+  replace(require, "kafkajs/src/protocol/recordBatch/record/v0/index.js", (fields: RecordFields) => encodeRecord(fields, wrap));
+  replace(require, "kafkajs/src/protocol/recordBatch/record/v0/decoder.js", (decoder: Cursor, batchContext: BatchContext) => decodeRecord(decoder, batchContext));
+  // index.js is the module the record batch requires: the unsigned checksum of a buffer.
+  replace(require, "kafkajs/src/protocol/recordBatch/crc32C/index.js", crc32c);
+  replace(require, "kafkajs/src/producer/partitioners/default/murmur2.js", murmur2);
+}
+
+function replace(require: Require, specifier: string, exports: unknown): void {
+  const filename = require.resolve(specifier);
+  require.cache[filename] = { id: filename, filename, loaded: true, exports } as unknown as NodeJS.Module;
+}

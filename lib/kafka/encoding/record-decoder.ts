@@ -1,0 +1,103 @@
+/**
+ * Decodes one record of a fetched record batch into the object kafkajs' record decoder
+ * returns (offset and timestamp as decimal strings, key and value as views of the fetched
+ * bytes, headers by name), reading varints in place on numbers. kafkajs adds every
+ * record's deltas to the batch's first offset and timestamp through BigInt-backed Longs
+ * parsed from strings, twice per record; here the batch's bases are parsed once.
+ */
+import { type Cursor, readVarInt, readVarLong } from "./varint.ts";
+
+const LOG_APPEND_TIME = 1;
+
+/** The batch fields a record needs (kafkajs' recordContext, shared by a batch's records). */
+export interface BatchContext {
+  firstOffset: string;
+  firstTimestamp: string;
+  maxTimestamp: string;
+  timestampType: number;
+  magicByte: number;
+  isControlBatch?: boolean;
+}
+
+type HeaderValue = Buffer | null;
+
+export interface DecodedRecord {
+  magicByte: number;
+  attributes: number;
+  timestamp: string;
+  offset: string;
+  key: Buffer | null;
+  value: Buffer | null;
+  headers: Record<string, HeaderValue | HeaderValue[]>;
+  isControlRecord: boolean;
+  batchContext: BatchContext;
+}
+
+/** A batch's first offset and timestamp as numbers, or null when they are beyond exact numbers. */
+interface Bases {
+  offset: number | null;
+  timestamp: number | null;
+}
+const basesOf = new WeakMap<BatchContext, Bases>();
+
+function safeNumber(text: string): number | null {
+  const n = Number(text);
+  return Number.isSafeInteger(n) ? n : null;
+}
+
+/** Adds a delta to a decimal base, exactly. */
+function plus(base: number | null, baseText: string, delta: number | bigint): string {
+  if (base !== null && typeof delta === "number") {
+    const sum = base + delta;
+    if (Number.isSafeInteger(sum)) return String(sum);
+  }
+  return String(BigInt(baseText) + BigInt(delta));
+}
+
+/** `decoder` is kafkajs' Decoder over the record's bytes (it has `buffer` and `offset`). */
+export function decodeRecord(decoder: Cursor, batchContext: BatchContext): DecodedRecord {
+  let bases = basesOf.get(batchContext);
+  if (bases === undefined) {
+    bases = { offset: safeNumber(batchContext.firstOffset), timestamp: safeNumber(batchContext.firstTimestamp) };
+    basesOf.set(batchContext, bases);
+  }
+  const attributes = decoder.buffer.readInt8(decoder.offset++);
+  const timestampDelta = readVarLong(decoder);
+  const timestamp =
+    batchContext.timestampType === LOG_APPEND_TIME && batchContext.maxTimestamp
+      ? batchContext.maxTimestamp
+      : plus(bases.timestamp, batchContext.firstTimestamp, timestampDelta);
+  const offset = plus(bases.offset, batchContext.firstOffset, readVarInt(decoder));
+  const key = readBytes(decoder);
+  const value = readBytes(decoder);
+  const headers: Record<string, HeaderValue | HeaderValue[]> = {};
+  const headerCount = readVarInt(decoder);
+  for (let i = 0; i < headerCount; i++) {
+    const name = readBytes(decoder)?.toString("utf8") ?? "null";
+    const headerValue = readBytes(decoder);
+    const existing = Object.hasOwn(headers, name) ? headers[name] : undefined;
+    // A repeated header becomes an array of its values in order, as kafkajs gives it.
+    if (Array.isArray(existing)) existing.push(headerValue);
+    // defineProperty: a header named "__proto__" is a header, not the object's prototype.
+    else Object.defineProperty(headers, name, { value: existing === undefined ? headerValue : [existing, headerValue], enumerable: true, writable: true, configurable: true });
+  }
+  return {
+    magicByte: batchContext.magicByte,
+    attributes,
+    timestamp,
+    offset,
+    key,
+    value,
+    headers,
+    isControlRecord: batchContext.isControlBatch ?? false,
+    batchContext,
+  };
+}
+
+function readBytes(cursor: Cursor): Buffer | null {
+  const length = readVarInt(cursor);
+  if (length < 0) return null;
+  const bytes = cursor.buffer.subarray(cursor.offset, cursor.offset + length);
+  cursor.offset += length;
+  return bytes;
+}

@@ -1,0 +1,117 @@
+import { createRequire } from "node:module";
+import { describe, expect, it } from "vitest";
+import { crc32c } from "../../../lib/kafka/encoding/crc32c.ts";
+import { murmur2 } from "../../../lib/kafka/encoding/murmur2.ts";
+import { decodeRecord } from "../../../lib/kafka/encoding/record-decoder.ts";
+import { encodeRecord } from "../../../lib/kafka/encoding/record-encoder.ts";
+import { readVarLong, sizeOfVarLong, writeVarLong } from "../../../lib/kafka/encoding/varint.ts";
+import "../../../lib/kafka/kafkajs.ts";
+
+// The oracle is kafkajs' own module that each replacement stands in for, loaded beside the
+// replacement that lib/kafka/kafkajs.ts put in the module cache.
+const require = createRequire(import.meta.url);
+function original<T>(specifier: string): T {
+  const filename = require.resolve(specifier);
+  const replacement = require.cache[filename];
+  delete require.cache[filename];
+  try {
+    return require(filename) as T;
+  } finally {
+    if (replacement) require.cache[filename] = replacement;
+    else delete require.cache[filename];
+  }
+}
+const Encoder = require("kafkajs/src/protocol/encoder.js") as { new (): { buffer: Buffer } };
+const Decoder = require("kafkajs/src/protocol/decoder.js") as { new (buffer: Buffer): { buffer: Buffer; offset: number; readVarLong(): { toString(): string } } };
+const kafkajsRecord = original<(fields: object) => { buffer: Buffer }>("kafkajs/src/protocol/recordBatch/record/v0/index.js");
+const kafkajsRecordDecoder = original<(decoder: object, context: object) => Record<string, unknown>>("kafkajs/src/protocol/recordBatch/record/v0/decoder.js");
+const kafkajsCrc32c = original<(buffer: Buffer) => number>("kafkajs/src/protocol/recordBatch/crc32C/index.js");
+const kafkajsMurmur2 = original<(key: unknown) => number>("kafkajs/src/producer/partitioners/default/murmur2.js");
+
+/** A seeded generator, so a failure names an input that reproduces. */
+function random(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+    return s / 2 ** 32;
+  };
+}
+const next = random(42);
+const bytes = (length: number) => Buffer.from(Array.from({ length }, () => Math.floor(next() * 256)));
+
+const records = [
+  { offsetDelta: 0, timestampDelta: 0, key: Buffer.from("key-1"), value: Buffer.from("1,xxxx") },
+  { offsetDelta: 7, timestampDelta: 123_456, key: null, value: Buffer.from("no key") },
+  { offsetDelta: 300, timestampDelta: -5, key: "a string key", value: null },
+  { offsetDelta: 70_000, timestampDelta: 2 ** 40 + 3, key: bytes(200), value: bytes(5000), headers: { one: Buffer.from("1"), two: "zwei", many: [Buffer.from("a"), Buffer.from("b")] } },
+  { offsetDelta: 1, timestampDelta: -(2 ** 45), key: Buffer.alloc(0), value: Buffer.alloc(0), headers: {} },
+  { key: Buffer.from("defaults") },
+];
+
+describe("kafkajs encoding replacements", () => {
+  it("encode records to the same bytes as kafkajs", () => {
+    const wrap = (buffer: Buffer) => Object.assign(Object.create((Encoder as unknown as { prototype: object }).prototype) as object, { buf: buffer, offset: buffer.length });
+    for (const fields of records) {
+      const ours = (encodeRecord(fields, wrap) as unknown as { buffer: Buffer }).buffer;
+      expect(ours.toString("hex")).toBe(kafkajsRecord(fields).buffer.toString("hex"));
+    }
+  });
+
+  it("decode records to the same objects as kafkajs", () => {
+    const context = { firstOffset: "1000", firstTimestamp: "1700000000000", maxTimestamp: "1700000009999", timestampType: 0, magicByte: 2, isControlBatch: false };
+    const appendTime = { ...context, timestampType: 1 };
+    const huge = { ...context, firstOffset: "9223372036854775000", firstTimestamp: "9007199254740990" };
+    for (const fields of records) {
+      const encoded = kafkajsRecord(fields).buffer;
+      const body = new Decoder(encoded);
+      const length = (body as unknown as { readVarInt(): number }).readVarInt();
+      const slice = encoded.subarray(body.offset, body.offset + length);
+      for (const ctx of [context, appendTime, huge]) {
+        const ours = decodeRecord(new Decoder(slice), ctx);
+        const theirs = kafkajsRecordDecoder(new Decoder(slice), ctx);
+        expect({ ...ours, headers: { ...ours.headers } }).toEqual(theirs);
+      }
+    }
+  });
+
+  it("varlongs round-trip and match kafkajs' bytes across the 64-bit range", () => {
+    const values: (number | bigint)[] = [0, 1, -1, 63, -64, 64, 2 ** 31, -(2 ** 31) - 1, 2 ** 51, -(2 ** 51), 2 ** 53 - 1, -(2 ** 53) + 1, 2n ** 63n - 1n, -(2n ** 63n)];
+    for (let i = 0; i < 200; i++) values.push(Math.round((next() - 0.5) * 2 ** (next() * 53)));
+    for (const value of values) {
+      const buffer = Buffer.alloc(10);
+      const end = writeVarLong(buffer, 0, value);
+      expect(end).toBe(sizeOfVarLong(value));
+      expect(buffer.subarray(0, end).toString("hex")).toBe(new (Encoder as unknown as new () => { writeVarLong(v: unknown): { buffer: Buffer } })().writeVarLong(typeof value === "bigint" ? value.toString() : value).buffer.toString("hex"));
+      const cursor = { buffer, offset: 0 };
+      expect(BigInt(readVarLong(cursor))).toBe(BigInt(value));
+      expect(cursor.offset).toBe(end);
+      expect(new Decoder(buffer).readVarLong().toString()).toBe(value.toString());
+    }
+  });
+
+  it("CRC-32C matches the check value and kafkajs on buffers of every length up to 64 and beyond", () => {
+    expect(crc32c(Buffer.from("123456789"))).toBe(0xe3069283);
+    for (let length = 0; length < 64; length++) {
+      const buffer = bytes(length);
+      expect(crc32c(buffer)).toBe(kafkajsCrc32c(buffer));
+    }
+    const large = bytes(100_003);
+    expect(crc32c(large)).toBe(kafkajsCrc32c(large));
+  });
+
+  it("murmur2 matches kafkajs (and so the Java client's partitioning) on keys of every length", () => {
+    for (let length = 0; length < 40; length++) {
+      for (let n = 0; n < 20; n++) {
+        const key = bytes(length);
+        expect(murmur2(key)).toBe(kafkajsMurmur2(key));
+      }
+    }
+    expect(murmur2("key-17")).toBe(kafkajsMurmur2("key-17"));
+  });
+
+  it("the replacements are what kafkajs loads", () => {
+    const crc = require("kafkajs/src/protocol/recordBatch/crc32C/index.js") as unknown;
+    expect(crc).toBe(crc32c);
+    expect(require("kafkajs/src/producer/partitioners/default/murmur2.js")).toBe(murmur2);
+  });
+});
