@@ -28,7 +28,9 @@ export function moveFigures(cluster: HaCluster, move: string, event: ClusterEven
   if (event.kind === "kill") {
     const victim = cluster.all.find((i) => i.name === event.name && i.startedAt <= event.t && i.exitedAt >= event.t);
     const partitions = (victim?.at(event.t)?.tasks ?? []).map((t) => Number(t.split("_")[1]));
-    const back = partitions.map((p) => probe.advancesOf(p, event.t).at(0)?.t ?? Infinity);
+    // The first commit past what was committed when the victim died: an advance the probe saw
+    // just after the kill may still be the victim's own last commit.
+    const back = partitions.map((p) => probe.advancesOf(p, event.t).find((a) => a.offset > (event.committedAfter?.get(p) ?? -1))?.t ?? Infinity);
     failoverSeconds = back.length === 0 ? null : (Math.max(...back) - event.t) / 1000;
   }
   let restored = 0;

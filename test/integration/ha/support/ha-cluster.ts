@@ -37,6 +37,8 @@ export interface ClusterEvent {
   t: number;
   kind: "start" | "stop" | "kill";
   name: string;
+  /** Kill only: committed input offsets once the process was gone (it can commit nothing more). */
+  committedAfter?: Map<number, number>;
 }
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
@@ -118,7 +120,8 @@ export class HaCluster {
   async kill(name: string): Promise<void> {
     const t = Date.now();
     await this.instance(name).kill();
-    this.events.push({ t, kind: "kill", name });
+    const committedAfter = new Map((await this.admin.committedOffsets(this.applicationId, [this.input])).map((o) => [o.partition, o.offset]));
+    this.events.push({ t, kind: "kill", name, committedAfter });
   }
 
   /** Until every live instance is RUNNING, restores nothing, and together they run every task exactly once. */
