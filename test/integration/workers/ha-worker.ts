@@ -12,7 +12,9 @@
  * lib/runtime/fault-points.ts are armed by their own variables.
  *
  * stdout: one JSON line whenever the report changes, and at least every second:
- *   {"t","pid","state","tasks","standby","restoring","processed","restored","lastCommit","httpPort"}
+ *   {"t","pid","state","tasks","standby","restoring","processed","restored","lastCommit","httpPort","standbyOffsets"}
+ *   (standbyOffsets: per standby task, the next changelog offset its stores hold, where the
+ *   app can say it; with one store per task that is the standby's position in its changelog)
  *   on SIGTERM, before closing: {"store":[[key,value],...],"tasks":[...]} (the verifier's store dump)
  * stderr: the library's JSON log lines. Exit code 0 after SIGTERM, 3 when the app entered ERROR.
  */
@@ -66,13 +68,18 @@ const app = new StreamsApp(builder.build(), {
   ...extra,
 });
 
+// Optional: only an app with standby replicas can say which it has and where they stand.
+const standbyView = app as unknown as { standbyTasks?: () => string[]; standbyOffsetSums?: () => Record<string, number> };
+const standbyOffsets = (): Record<string, number> => standbyView.standbyOffsetSums?.() ?? {};
+
 let last = "";
 let lastAt = 0;
 const report = () => {
   const s = app.status();
   const body = JSON.stringify({
-    state: app.state, tasks: app.activeTasks(), standby: s.tasks.standby, restoring: s.tasks.restoring,
+    state: app.state, tasks: app.activeTasks(), standby: standbyView.standbyTasks?.() ?? s.tasks.standby, restoring: s.tasks.restoring,
     processed: app.processedRecords, restored: app.restoredRecords, lastCommit: s.lastCommit ? Date.parse(s.lastCommit) : null, httpPort: app.httpPort,
+    standbyOffsets: standbyOffsets(),
   });
   const now = Date.now();
   // A line at least every second lets the harness tell a stopped process from an idle one.

@@ -145,17 +145,22 @@ export class HaCluster {
     return this.all.find((i) => i.startedAt <= t && (i.exitedAt === 0 || i.exitedAt > t) && (i.at(t)?.tasks ?? []).includes(task)) ?? null;
   }
 
-  /**
-   * Stops input, waits until every input record is committed, stops every instance at once
-   * (each prints the store of the tasks it ran) and runs the verifier.
-   */
-  async finish(): Promise<Verdict> {
+  /** Stops input and waits until every input record is committed. */
+  async drain(): Promise<void> {
     await this.generator.stop();
     await this.until("committed offsets reach the input's end", 180_000, async () => {
       const ends = await this.admin.offsets(this.input);
       const committed = this.probe.committed();
       return ends.every((e) => e.latest === e.earliest || committed.get(e.partition) === e.latest);
     });
+  }
+
+  /**
+   * Drains, stops every instance at once (each prints the store of the tasks it ran) and runs
+   * the verifier.
+   */
+  async finish(): Promise<Verdict> {
+    await this.drain();
     const stopping = this.live();
     const codes = await Promise.all(stopping.map((i) => i.terminate()));
     const failed = stopping.flatMap((i, n) => (codes[n] === 0 ? [] : [`${i.name}: exit ${codes[n]}`]));

@@ -26,6 +26,8 @@ export interface Report {
   /** Epoch ms of the last commit, or null before the first. */
   lastCommit: number | null;
   httpPort: number | null;
+  /** Per standby task, the next changelog offset its store holds (empty without standbys). */
+  standbyOffsets: Record<string, number>;
 }
 
 export class Instance {
