@@ -3,11 +3,11 @@ import type { FetchedRecord, KafkaClient, TopicPartition, TopicPartitionOffset }
 import { StoreMetrics, type StateDirectory } from "../state/index.ts";
 import type { Logger, StreamsMetrics, StreamsTracing } from "../observability/index.ts";
 import { FinalResultBuffer } from "../processor/index.ts";
-import type { Topology } from "../topology/index.ts";
+import type { SubTopology, Topology } from "../topology/index.ts";
 import type { ResolvedConfig } from "./config.ts";
 import { partitionKey, type EngineTask } from "./engine-task.ts";
 import { OutputBuffer } from "./output-buffer.ts";
-import { encodePartitionTime } from "./partition-time.ts";
+import { decodePartitionTime, encodePartitionTime } from "./partition-time.ts";
 import type { StartingPosition } from "./starting-positions.ts";
 import { StreamTask, type OperatorServices } from "./task/index.ts";
 import { TaskStores } from "./task-stores.ts";
@@ -36,14 +36,21 @@ class ActiveTask implements EngineTask {
   readonly id: string;
   readonly partitions: readonly TopicPartition[];
   readonly output: OutputBuffer;
-  readonly #core: StreamTask;
+  #core: StreamTask;
+  readonly #subtopology: SubTopology;
+  // Counters of the cores this task replaced when it rolled back.
+  readonly #retired = { processed: 0, dropped: 0, punctuations: 0, enforcedProcessing: 0 };
+  // Per partition, where the task stands as of its last commit (or its start).
+  readonly #committed = new Map<string, StartingPosition>();
+  // Processed, not yet committed offsets of input that was dropped unprocessed after them.
+  readonly #carried = new Map<string, TopicPartitionOffset>();
   readonly #stores: TaskStores | null;
   readonly #environment: TaskEnvironment;
   readonly #lastCommitted = new Map<string, number>();
   readonly #fetchPositions = new Map<string, number>();
 
   constructor(environment: TaskEnvironment, taskId: string, partitions: TopicPartition[], taskCount: number) {
-    const { topology, config, logger, partitionCounts } = environment;
+    const { topology, config } = environment;
     const subtopologyId = Number(taskId.split("_")[0]);
     const subtopology = topology.subtopologies.find((s) => s.id === subtopologyId);
     if (!subtopology) throw new FatalError(`task ${taskId} names sub-topology ${subtopologyId}, which this topology does not have`);
@@ -64,11 +71,27 @@ class ActiveTask implements EngineTask {
             recordTimestamp: () => this.#core.currentRecordTimestamp(),
             cacheMaxBytes: Math.floor(config.cacheMaxBytes / Math.max(1, taskCount * subtopology.stores.length)),
           }));
-    this.#core = new StreamTask({
+    this.#subtopology = subtopology;
+    this.#core = this.#buildCore();
+    for (const name of stores?.names() ?? []) {
+      const metrics = (stores!.get(name) as { metrics?: unknown }).metrics;
+      if (metrics instanceof StoreMetrics) metrics.observe(environment.metrics?.storeObserver(taskId, name) ?? null);
+    }
+  }
+
+  // The processors and their in-memory state (stream time, punctuation schedules); built
+  // again when the task rolls back, over the same open stores.
+  #buildCore(): StreamTask {
+    const { config, partitionCounts } = this.#environment;
+    const environment = this.#environment;
+    const stores = this.#stores;
+    const output = this.output;
+    const taskId = this.id;
+    return new StreamTask({
       taskId,
-      subtopology,
+      subtopology: this.#subtopology,
       applicationId: config.applicationId,
-      partitions,
+      partitions: this.partitions,
       collector: {
         send: (topic, key, value, timestamp, headers, partition) => output.send(topic, key, value, timestamp, headers, partition),
         partitionCount: (topic) => {
@@ -91,10 +114,6 @@ class ActiveTask implements EngineTask {
       recordLateness: environment.metrics?.latenessObserver(taskId) ?? null,
       operators: environment.operators ?? {},
     });
-    for (const name of stores?.names() ?? []) {
-      const metrics = (stores!.get(name) as { metrics?: unknown }).metrics;
-      if (metrics instanceof StoreMetrics) metrics.observe(environment.metrics?.storeObserver(taskId, name) ?? null);
-    }
   }
 
   /** State stores of this task by name (interactive queries read them). */
@@ -108,6 +127,7 @@ class ActiveTask implements EngineTask {
     const { client, config, logger } = this.#environment;
     const readCommitted = config.processingGuarantee === "exactly_once";
     const started = performance.now();
+    const before = stores.restoredRecords;
     const bounds = await client.partitionBounds(stores.changelogPartitions(), readCommitted);
     const ranges = stores.planRestore(bounds, readCommitted, (store, reason) =>
       logger.warn("wiping a state store to restore it from its changelog's start", { task: this.id, store, reason }),
@@ -125,32 +145,36 @@ class ActiveTask implements EngineTask {
           lastLog = now;
           logger.info("restoring", {
             task: this.id,
-            restored: stores.restoredRecords,
-            remainingAtMost: Math.max(0, offsetsToRead - stores.restoredRecords),
-            ratePerSecond: Math.round(stores.restoredRecords / ((now - started) / 1000)),
+            restored: stores.restoredRecords - before,
+            remainingAtMost: Math.max(0, offsetsToRead - (stores.restoredRecords - before)),
+            ratePerSecond: Math.round((stores.restoredRecords - before) / ((now - started) / 1000)),
           });
         }
       },
       readCommitted,
     );
-    if (stores.restoredRecords > 0) {
+    const restored = stores.restoredRecords - before;
+    if (restored > 0) {
       const seconds = (performance.now() - started) / 1000;
-      logger.info("restored", { task: this.id, restored: stores.restoredRecords, seconds: Math.round(seconds * 1000) / 1000, ratePerSecond: Math.round(stores.restoredRecords / seconds) });
+      logger.info("restored", { task: this.id, restored, seconds: Math.round(seconds * 1000) / 1000, ratePerSecond: Math.round(restored / seconds) });
     }
-    return stores.restoredRecords;
+    return restored;
   }
 
   /** Records processed, skipped by a handler or an operator, punctuations and enforced processing, since the task started. */
   get metrics(): { processed: number; dropped: number; punctuations: number; enforcedProcessing: number } {
-    return this.#core.metrics;
+    const now = this.#core.metrics;
+    const old = this.#retired;
+    return { processed: old.processed + now.processed, dropped: old.dropped + now.dropped, punctuations: old.punctuations + now.punctuations, enforcedProcessing: old.enforcedProcessing + now.enforcedProcessing };
   }
 
-  /** Records replayed from changelogs when this task started. */
+  /** Records replayed from changelogs since this task was created (its first restore and any after a recovery). */
   get restoredRecords(): number {
     return this.#stores?.restoredRecords ?? 0;
   }
 
   initialize(start: readonly StartingPosition[]): void {
+    for (const position of start) this.#committed.set(partitionKey(position), { ...position });
     for (const position of start) {
       if (position.partitionTime >= 0) this.#core.restorePartitionTime(position.topic, position.partition, position.partitionTime);
       this.#core.recordLag(position.topic, position.partition, position.end - position.offset);
@@ -221,6 +245,7 @@ class ActiveTask implements EngineTask {
       if (partitionTime >= 0) committable.metadata = encodePartitionTime(partitionTime);
       offsets.set(partitionKey(committable), committable);
     }
+    for (const [key, carried] of this.#carried) if (!offsets.has(key)) offsets.set(key, carried);
     for (const tp of this.partitions) {
       const key = partitionKey(tp);
       const position = this.#fetchPositions.get(key);
@@ -237,11 +262,60 @@ class ActiveTask implements EngineTask {
   }
 
   offsetsCommitted(offsets: TopicPartitionOffset[]): void {
-    for (const o of offsets) this.#lastCommitted.set(partitionKey(o), o.offset);
+    for (const o of offsets) {
+      const key = partitionKey(o);
+      this.#lastCommitted.set(key, o.offset);
+      this.#carried.delete(key);
+      const known = this.#committed.get(key);
+      const partitionTime = decodePartitionTime(o.metadata);
+      this.#committed.set(key, { topic: o.topic, partition: o.partition, offset: o.offset, end: known?.end ?? o.offset, partitionTime: partitionTime >= 0 ? partitionTime : (known?.partitionTime ?? -1) });
+    }
+  }
+
+  hasUncommittedWork(): boolean {
+    return this.output.size > 0 || this.committableOffsets().length > 0 || (this.#stores?.database.inTransaction ?? false);
+  }
+
+  nextOffsets(): TopicPartitionOffset[] {
+    const processed = new Map(this.committableOffsets().map((o) => [partitionKey(o), o.offset]));
+    return this.partitions.map((tp) => {
+      const key = partitionKey(tp);
+      return { topic: tp.topic, partition: tp.partition, offset: processed.get(key) ?? this.#lastCommitted.get(key) ?? this.#committed.get(key)?.offset ?? 0 };
+    });
+  }
+
+  dropBufferedInput(): TopicPartitionOffset[] {
+    const next = this.nextOffsets();
+    for (const o of this.committableOffsets()) this.#carried.set(partitionKey(o), o);
+    this.#core.clearBuffers();
+    this.#fetchPositions.clear();
+    return next;
+  }
+
+  rollBackToCommitted(): StartingPosition[] {
+    const positions = this.partitions.map((tp) => this.#committed.get(partitionKey(tp)) ?? { ...tp, offset: this.#lastCommitted.get(partitionKey(tp)) ?? 0, end: 0, partitionTime: -1 });
+    this.restart(positions);
+    return positions;
+  }
+
+  restart(start: readonly StartingPosition[]): void {
+    this.rewind();
+    const old = this.#core.metrics;
+    this.#retired.processed += old.processed;
+    this.#retired.dropped += old.dropped;
+    this.#retired.punctuations += old.punctuations;
+    this.#retired.enforcedProcessing += old.enforcedProcessing;
+    this.#core.close();
+    this.#core = this.#buildCore();
+    this.#lastCommitted.clear();
+    this.initialize(start);
+    for (const position of start) this.#lastCommitted.set(partitionKey(position), position.offset);
   }
 
   rewind(): void {
     this.#core.clearBuffers();
+    this.#fetchPositions.clear();
+    this.#carried.clear();
     this.output.clear();
     this.#stores?.rollback();
   }

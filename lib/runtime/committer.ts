@@ -1,4 +1,4 @@
-import type { ExceptionHandler } from "../errors/index.ts";
+import { SluiceError, type ExceptionHandler } from "../errors/index.ts";
 import type { GroupConsumer, KafkaClient, KafkaProducer, OutgoingRecord, TopicPartition, TopicPartitionOffset } from "../kafka/index.ts";
 import type { Logger, StreamsTracing } from "../observability/index.ts";
 import type { EngineTask } from "./engine-task.ts";
@@ -6,12 +6,22 @@ import { TaskTransaction } from "./eos/task-transaction.ts";
 import { faultPoint } from "./fault-points.ts";
 import { sendWithProductionHandler } from "./production-failures.ts";
 
+/** What one commit achieved: the input offsets committed, and the tasks whose own commit failed. */
+export interface CommitOutcome {
+  committed: TopicPartitionOffset[];
+  /** Tasks that committed nothing, each with a non-fatal error of its own (its producer fenced, its transaction failed); they were rewound. */
+  failed: Array<{ taskId: string; error: Error }>;
+}
+
 /** Makes a commit interval durable for a set of tasks. */
 export interface Committer {
-  /** Prepares a newly assigned task (exactly-once: fences the previous owner). */
+  /** Prepares a newly assigned task, or one recovering (exactly-once: fences the previous owner, or its own failed producer). */
   prepare(task: { id: string }): Promise<void>;
-  /** Returns the input offsets it committed. */
-  commit(tasks: EngineTask[]): Promise<TopicPartitionOffset[]>;
+  /**
+   * Commits the tasks. Throws when the commit failed for the instance as a whole (the
+   * group's offsets, a fatal error); a failure of one task's own commit is in `failed`.
+   */
+  commit(tasks: EngineTask[]): Promise<CommitOutcome>;
   /** Sends buffered output without committing offsets (bounded in-flight output). */
   flushOutput(tasks: EngineTask[]): Promise<boolean>;
   release(taskId: string): Promise<void>;
@@ -58,10 +68,12 @@ export class AtLeastOnceCommitter implements Committer {
   }
 
   // One span for the whole commit: the offsets of all tasks go in one request.
-  async commit(tasks: EngineTask[]): Promise<TopicPartitionOffset[]> {
-    if (!this.#tracing) return this.#commit(tasks);
+  // The input offsets of all tasks go to the group in one request: it fails for all of them.
+  async commit(tasks: EngineTask[]): Promise<CommitOutcome> {
+    if (!this.#tracing) return { committed: await this.#commit(tasks), failed: [] };
     const before = this.#sentRecords;
-    return this.#tracing.commit(tasks.map((t) => t.id), () => this.#commit(tasks), () => this.#sentRecords - before);
+    const committed = await this.#tracing.commit(tasks.map((t) => t.id), () => this.#commit(tasks), () => this.#sentRecords - before);
+    return { committed, failed: [] };
   }
 
   async #commit(tasks: EngineTask[]): Promise<TopicPartitionOffset[]> {
@@ -146,13 +158,19 @@ export class ExactlyOnceCommitter implements Committer {
   }
 
   // Each task has its own producer, so their transactions run side by side: the commit
-  // takes as long as the slowest task, not the sum (end-to-end latency).
-  async commit(tasks: EngineTask[]): Promise<TopicPartitionOffset[]> {
+  // takes as long as the slowest task, not the sum (end-to-end latency). One task's failed
+  // transaction is that task's alone: the others' commits stand.
+  async commit(tasks: EngineTask[]): Promise<CommitOutcome> {
     for (const task of tasks) task.prepareCommit();
     const results = await Promise.allSettled(tasks.map((task) => this.#commitTask(task)));
-    const failed = results.find((r): r is PromiseRejectedResult => r.status === "rejected");
-    if (failed) throw failed.reason;
-    return results.flatMap((r) => (r.status === "fulfilled" ? r.value : []));
+    const fatal = results.find((r): r is PromiseRejectedResult => r.status === "rejected" && !(r.reason instanceof SluiceError && r.reason.action !== "fatal"));
+    if (fatal) throw fatal.reason;
+    const outcome: CommitOutcome = { committed: [], failed: [] };
+    results.forEach((r, i) => {
+      if (r.status === "fulfilled") outcome.committed.push(...r.value);
+      else outcome.failed.push({ taskId: tasks[i]!.id, error: r.reason as SluiceError });
+    });
+    return outcome;
   }
 
   async #commitTask(task: EngineTask): Promise<TopicPartitionOffset[]> {

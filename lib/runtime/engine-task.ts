@@ -46,6 +46,23 @@ export interface EngineTask {
   offsetsCommitted(offsets: TopicPartitionOffset[]): void;
   /** The interval was not committed: drop buffered input and output, roll back local state. */
   rewind(): void;
+  /** Output, processed offsets or store writes since the last commit. */
+  hasUncommittedWork(): boolean;
+  /** Per input partition, the next offset to read: after the last processed record, else the committed offset. */
+  nextOffsets(): TopicPartitionOffset[];
+  /**
+   * Drops the buffered, unprocessed input (the consumer starts those partitions over after a
+   * rebalance) and keeps what was processed, to commit later; returns where to read on.
+   */
+  dropBufferedInput(): TopicPartitionOffset[];
+  /**
+   * Back to the task's last commit without reading anything from Kafka: output and input
+   * dropped, stores rolled back, processors rebuilt from the committed partition times.
+   * Only when that commit's outcome is known. Returns where to read on.
+   */
+  rollBackToCommitted(): StartingPosition[];
+  /** Rolls back like rewind() and starts the processors again at these positions (read from the broker after a recovery). */
+  restart(start: readonly StartingPosition[]): void;
   close(): void;
 }
 

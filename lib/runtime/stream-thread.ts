@@ -5,7 +5,9 @@ import type { Logger, StreamsMetrics, StreamsTracing } from "../observability/in
 import type { Committer } from "./committer.ts";
 import { partitionKey, type EngineTask } from "./engine-task.ts";
 import type { ResolvedConfig } from "./config.ts";
-import { startingPositions, type OffsetReset } from "./starting-positions.ts";
+import type { OffsetReset } from "./starting-positions.ts";
+import { partitionsByTask } from "./tasks/assignment-diff.ts";
+import { TaskManager, type StandbyHandle } from "./tasks/task-manager.ts";
 
 export interface ThreadDeps {
   config: ResolvedConfig;
@@ -20,6 +22,8 @@ export interface ThreadDeps {
   taskIdOf(tp: TopicPartition): string;
   /** `taskCount`: tasks in this assignment (they share the cache budget). */
   createTask(taskId: string, partitions: TopicPartition[], taskCount: number): EngineTask;
+  /** A standby task, created when assigned here; closed (writing its checkpoint) when unassigned or before it becomes active here. */
+  createStandby?(taskId: string): StandbyHandle;
   resetFor(topic: string): OffsetReset;
   /** Repartition topics: records below the committed offset are deleted now and then. */
   purgeable: ReadonlySet<string>;
@@ -28,24 +32,23 @@ export interface ThreadDeps {
   onFatal(error: Error): void;
 }
 
+interface PendingAssignment {
+  partitions: TopicPartition[];
+  standby: string[];
+}
+
 /**
- * One processing loop: feeds fetched records into tasks, processes them in chunks
- * (yielding to the event loop between chunks so heartbeats and fetches go on), commits on
- * the interval, and rebuilds its tasks on every assignment. Partitions are paused while
- * their task prepares and whenever their buffer is full (backpressure).
+ * One processing loop: feeds fetched records into the running tasks, processes them in
+ * chunks (yielding to the event loop between chunks so heartbeats and fetches go on),
+ * commits on the interval, and hands each new assignment to the task manager between
+ * iterations, never in the middle of a commit. Partitions are paused while their task is
+ * not running and whenever their buffer is full (backpressure).
  */
 export class StreamThread {
   readonly #deps: ThreadDeps;
-  readonly #tasks = new Map<string, EngineTask>();
-  readonly #taskByPartition = new Map<string, EngineTask>();
-  readonly #paused = new Set<string>();
-  #generation = 0;
-  #pendingAssignment: TopicPartition[] | null = null;
-  /** Whether the pending assignment is a rebalance's, or the same partitions again after a failure. */
-  #pendingIsRebuild = false;
-  #assignment: TopicPartition[] = [];
-  readonly #prepared = new Set<string>();
-  #preparing: Promise<void> = Promise.resolve();
+  readonly #manager: TaskManager;
+  #pending: PendingAssignment | null = null;
+  #assignment: PendingAssignment = { partitions: [], standby: [] };
   #running = false;
   #stopped: Promise<void> | null = null;
   #lastCommit = Date.now();
@@ -56,87 +59,44 @@ export class StreamThread {
   readonly #purge = new Map<string, TopicPartitionOffset>();
   #wake: (() => void) | null = null;
   processedRecords = 0;
-  #droppedByClosedTasks = 0;
-  restoredRecords = 0;
   /** Wall-clock time of the last successful commit, or null. */
   lastCommittedAt: number | null = null;
-  readonly #restoring = new Set<string>();
 
   constructor(deps: ThreadDeps) {
     this.#deps = deps;
+    this.#manager = new TaskManager({ ...deps, onFatal: (error) => this.#fail(error), stopped: () => !this.#running });
   }
 
+  /** The running tasks. */
   get tasks(): ReadonlyMap<string, EngineTask> {
-    return this.#tasks;
+    return this.#manager.running;
+  }
+
+  /** Records replayed from changelogs by this thread's tasks, in all. */
+  get restoredRecords(): number {
+    return this.#manager.restoredRecords;
+  }
+
+  /** Records replayed from changelogs per task id, since the thread started (a task that stays across rebalances restores nothing more). */
+  get restoredRecordsByTask(): ReadonlyMap<string, number> {
+    return this.#manager.restoredByTask;
+  }
+
+  /** The lifecycle state of a task held here (created, restoring, running, suspended), or undefined. */
+  taskState(taskId: string): string | undefined {
+    return this.#manager.stateOf(taskId);
   }
 
   /**
    * Consumer callback: the new full assignment. The client restarts every partition from
-   * its committed offset after a rebalance, so all tasks are rebuilt; the loop does it
-   * between iterations, never in the middle of a commit.
+   * its committed offset after a rebalance, so every partition stops being routed until
+   * the loop applies the assignment and seeks each kept task's partitions to its own position.
    */
-  onAssigned(partitions: TopicPartition[]): void {
-    this.#deps.consumer.pause(partitions);
-    for (const tp of partitions) this.#paused.add(partitionKey(tp));
-    this.#pendingAssignment = partitions;
-    this.#pendingIsRebuild = false;
+  onAssigned(partitions: TopicPartition[], standbyTaskIds: string[] = []): void {
+    this.#manager.routes.detachAll(partitions);
+    this.#pending = this.#assignment = { partitions, standby: standbyTaskIds };
     this.#deps.metrics?.rebalanced();
-    this.#assignment = partitions;
     this.#wake?.();
-  }
-
-  #applyAssignment(partitions: TopicPartition[], rebuild: boolean): void {
-    const generation = ++this.#generation;
-    this.#deps.consumer.pause(partitions);
-    for (const tp of partitions) this.#paused.add(partitionKey(tp));
-    for (const task of [...this.#tasks.values()]) this.#dropTask(task);
-    const byTask = new Map<string, TopicPartition[]>();
-    for (const tp of partitions) {
-      const id = this.#deps.taskIdOf(tp);
-      byTask.set(id, [...(byTask.get(id) ?? []), tp]);
-    }
-    const message = rebuild ? "tasks rebuilt from their last committed offsets (same assignment)" : "partitions assigned";
-    this.#deps.logger.info(message, { tasks: [...byTask.keys()].sort(), partitions: partitions.length });
-    const released = [...this.#prepared].filter((id) => !byTask.has(id));
-    this.#preparing = this.#preparing
-      .then(async () => {
-        for (const id of released) {
-          this.#prepared.delete(id);
-          await this.#deps.committer.release(id);
-        }
-        await this.#deps.committer.afterAssignment?.(partitions);
-        await this.#prepare(generation, byTask);
-      })
-      .catch((error) => this.#recover(error, "preparing tasks"));
-  }
-
-  // A broker that went away, a fenced producer or a consumer restarting under us is not
-  // the end: log, wait a moment and rebuild every task from its committed offsets.
-  // Only fatal errors stop the app.
-  #recover(error: unknown, during: string): void {
-    if (error instanceof SluiceError && error.action === "fatal") {
-      this.#fail(error);
-      return;
-    }
-    // The loop rebuilds the tasks (never here: a commit may be using them right now).
-    this.#deps.logger.warn(`${during} failed; tasks restart from their last committed offsets`, { error: (error as Error).message });
-    setTimeout(() => {
-      if (!this.#running) return;
-      this.#rebuildTasks();
-      this.#wake?.();
-    }, this.#retryDelay()).unref();
-  }
-
-  // A rebalance's assignment already pending rebuilds everything anyway.
-  #rebuildTasks(): void {
-    if (this.#pendingAssignment) return;
-    this.#pendingAssignment = this.#assignment;
-    this.#pendingIsRebuild = true;
-  }
-
-  #retryDelay(): number {
-    this.#failures = Math.min(this.#failures + 1, 6);
-    return 200 * 2 ** (this.#failures - 1);
   }
 
   onRebalancing(): void {
@@ -150,7 +110,7 @@ export class StreamThread {
    * flushed record; settles when that commit ended, whether it succeeded or not.
    */
   commitBeforeRejoin(): Promise<void> {
-    if (!this.#running || this.#tasks.size === 0) return Promise.resolve();
+    if (!this.#running || this.tasks.size === 0) return Promise.resolve();
     this.#commitRequested = true;
     this.#wake?.();
     return new Promise((resolve) => this.#commitWaiters.push(resolve));
@@ -159,21 +119,19 @@ export class StreamThread {
   /** Consumer callback: one fetched batch, with the partition's end at that fetch. */
   onRecords(topic: string, partition: number, records: FetchedRecord[], end: number): void {
     const key = `${topic}:${partition}`;
-    const task = this.#taskByPartition.get(key);
-    if (!task) return; // not ready: the partition is re-positioned when its task is
+    const routes = this.#manager.routes;
+    const task = routes.taskFor(key);
+    if (!task) return; // not running: the partition is sought to the task's position when it is
     task.enqueue(records, end);
     this.#deps.metrics?.polled(records.length);
-    if (task.buffered({ topic, partition }) >= this.#deps.config.maxBufferedRecordsPerPartition && !this.#paused.has(key)) {
-      this.#paused.add(key);
-      this.#deps.consumer.pause([{ topic, partition }]);
-    }
+    if (task.buffered({ topic, partition }) >= this.#deps.config.maxBufferedRecordsPerPartition && !routes.isPaused(key)) routes.pause([{ topic, partition }]);
     this.#wake?.();
   }
 
   /** Records dropped (handler "continue", skipped by an operator, too late) by the tasks, including closed ones. */
   get droppedRecords(): number {
-    let total = this.#droppedByClosedTasks;
-    for (const task of this.#tasks.values()) total += task.metrics.dropped;
+    let total = this.#manager.droppedByClosedTasks;
+    for (const task of this.tasks.values()) total += task.metrics.dropped;
     return total;
   }
 
@@ -184,17 +142,17 @@ export class StreamThread {
 
   /** Tasks restoring their stores right now. */
   get restoringTasks(): string[] {
-    return [...this.#restoring].sort();
+    return this.#manager.restoring;
   }
 
   /** The stores of that name in the running tasks. */
   storesNamed(name: string): unknown[] {
-    return [...this.#tasks.values()].map((t) => t.store(name)).filter((s) => s !== undefined);
+    return [...this.tasks.values()].map((t) => t.store(name)).filter((s) => s !== undefined);
   }
 
   /** Consumer callback: the fetch position after a batch (markers included) and the partition's end. */
   onPosition(topic: string, partition: number, nextOffset: number, end: number): void {
-    const task = this.#taskByPartition.get(`${topic}:${partition}`);
+    const task = this.#manager.routes.taskFor(`${topic}:${partition}`);
     if (!task) return;
     task.positionAfterFetch({ topic, partition }, nextOffset, end);
     // A partition found caught up may be all a waiting task needed.
@@ -212,88 +170,54 @@ export class StreamThread {
     this.#wake?.();
     await this.#stopped;
     for (const resolve of this.#commitWaiters.splice(0)) resolve();
-    await this.#preparing;
+    await this.#manager.settled();
     try {
       await this.#commit();
     } catch (error) {
       this.#deps.logger.warn("final commit failed; the next owner resumes from the last committed offsets", { error });
     }
-    for (const task of [...this.#tasks.values()]) this.#dropTask(task);
+    await this.#manager.closeAll();
     await this.#deps.committer.close();
   }
 
-  // Tasks prepare side by side: each waits on the broker (producer init, offsets, its
-  // changelogs), so a rebalance costs the slowest task, not the sum.
-  async #prepare(generation: number, byTask: Map<string, TopicPartition[]>): Promise<void> {
-    const results = await Promise.allSettled([...byTask].map(([taskId, partitions]) => this.#prepareTask(generation, taskId, partitions, byTask.size)));
-    const failed = results.find((r): r is PromiseRejectedResult => r.status === "rejected");
-    if (failed) throw failed.reason;
-    if (generation === this.#generation) this.#deps.onRunning();
-  }
-
-  async #prepareTask(generation: number, taskId: string, partitions: TopicPartition[], taskCount: number): Promise<void> {
-    const { admin, committer, consumer, config } = this.#deps;
-    if (generation !== this.#generation) return;
-    await committer.prepare({ id: taskId });
-    this.#prepared.add(taskId);
-    const positions = await startingPositions(admin, config.applicationId, partitions, this.#deps.resetFor);
-    if (generation !== this.#generation) return;
-    const task = this.#deps.createTask(taskId, partitions, taskCount);
-    try {
-      this.#restoring.add(taskId);
-      const started = performance.now();
-      // Read after the await: tasks restore side by side, and `x += await y` would add to a stale x.
-      const restored = await task.restore().finally(() => this.#restoring.delete(taskId));
-      this.restoredRecords += restored;
-      this.#deps.metrics?.restored(taskId, restored, performance.now() - started);
-      if (generation !== this.#generation) {
-        task.close();
-        return;
-      }
-      task.initialize(positions);
-    } catch (error) {
-      task.close();
-      throw error;
-    }
-    this.#tasks.set(taskId, task);
-    for (const position of positions) {
-      consumer.seek(position);
-      this.#taskByPartition.set(partitionKey(position), task);
-    }
-    consumer.resume(partitions);
-    for (const tp of partitions) this.#paused.delete(partitionKey(tp));
+  #applyPending(): void {
+    const pending = this.#pending;
+    if (!pending) return;
+    this.#pending = null;
+    const active = partitionsByTask(pending.partitions, this.#deps.taskIdOf);
+    this.#manager.apply({ active, standby: pending.standby }, pending.partitions);
   }
 
   async #loop(): Promise<void> {
     const { config, logger } = this.#deps;
     while (this.#running) {
       try {
-        if (this.#pendingAssignment) {
-          const partitions = this.#pendingAssignment;
-          this.#pendingAssignment = null;
-          this.#applyAssignment(partitions, this.#pendingIsRebuild);
-        }
+        this.#applyPending();
+        const tasks = [...this.tasks.values()];
         let processed = 0;
         const started = performance.now();
-        for (const task of this.#tasks.values()) processed += this.#processBatch(task, config.maxRecordsPerLoop);
+        for (const task of tasks) processed += this.#processBatch(task, config.maxRecordsPerLoop);
         this.processedRecords += processed;
-        this.#resumeDrained();
+        this.#manager.routes.resumeDrained(config.maxBufferedRecordsPerPartition);
         const now = Date.now();
-        if (processed > 0) this.#deps.metrics?.processed(processed, performance.now() - started, this.#tasks.values(), now);
-        this.#punctuate(now);
-        const buffered = this.#bufferedOutput();
+        if (processed > 0) this.#deps.metrics?.processed(processed, performance.now() - started, tasks, now);
+        this.#punctuate(tasks, now);
         if (this.#commitRequested || now - this.#lastCommit >= config.commitIntervalMs) {
           await this.#commit();
-        } else if (buffered >= config.maxBufferedRecordsPerPartition * 10) {
-          if (!(await this.#deps.committer.flushOutput([...this.#tasks.values()]))) await this.#commit();
+        } else if (this.#bufferedOutput() >= config.maxBufferedRecordsPerPartition * 10) {
+          if (!(await this.#deps.committer.flushOutput([...this.tasks.values()]))) await this.#commit();
         }
         if (processed === 0) await this.#idle(Math.max(1, Math.min(50, config.commitIntervalMs - (Date.now() - this.#lastCommit))));
         else await yieldToEventLoop();
       } catch (error) {
+        // A failure of the instance as a whole (the group's commit, the consumer): every
+        // task restarts from its committed offsets. One task's own failure never gets here.
         if (error instanceof SluiceError && error.action !== "fatal") {
           logger.warn("commit failed; tasks restart from their last committed offsets", { error: error.message, action: error.action });
-          for (const task of this.#tasks.values()) task.rewind();
-          this.#rebuildTasks();
+          for (const task of this.tasks.values()) task.rewind();
+          this.#manager.rebuildAll();
+          // A rebalance's assignment already pending applies the rebuild itself.
+          this.#pending ??= this.#assignment;
           await new Promise((r) => setTimeout(r, this.#retryDelay()));
           continue;
         }
@@ -301,6 +225,11 @@ export class StreamThread {
         return;
       }
     }
+  }
+
+  #retryDelay(): number {
+    this.#failures = Math.min(this.#failures + 1, 6);
+    return 200 * 2 ** (this.#failures - 1);
   }
 
   #processBatch(task: EngineTask, max: number): number {
@@ -312,10 +241,10 @@ export class StreamThread {
     return processed;
   }
 
-  #punctuate(now: number): void {
+  #punctuate(tasks: EngineTask[], now: number): void {
     const started = performance.now();
     let fired = 0;
-    for (const task of this.#tasks.values()) fired += task.punctuateWallClock(now);
+    for (const task of tasks) fired += task.punctuateWallClock(now);
     if (fired > 0) this.#deps.metrics?.punctuated(performance.now() - started);
   }
 
@@ -323,7 +252,7 @@ export class StreamThread {
     this.#commitRequested = false;
     const waiters = this.#commitWaiters.splice(0);
     const startedAt = Date.now();
-    const tasks = [...this.#tasks.values()];
+    const tasks = [...this.tasks.values()];
     if (tasks.length === 0) {
       this.#lastCommit = startedAt;
       for (const resolve of waiters) resolve();
@@ -334,7 +263,9 @@ export class StreamThread {
     let committed: TopicPartitionOffset[];
     const started = performance.now();
     try {
-      committed = await this.#deps.committer.commit(tasks);
+      const outcome = await this.#deps.committer.commit(tasks);
+      committed = outcome.committed;
+      for (const { taskId, error } of outcome.failed) this.#manager.recover(taskId, error);
     } finally {
       clearTimeout(watchdog);
       for (const resolve of waiters) resolve();
@@ -361,21 +292,8 @@ export class StreamThread {
 
   #bufferedOutput(): number {
     let total = 0;
-    for (const task of this.#tasks.values()) total += task.output.size;
+    for (const task of this.tasks.values()) total += task.output.size;
     return total;
-  }
-
-  #resumeDrained(): void {
-    if (this.#paused.size === 0) return;
-    const resume: TopicPartition[] = [];
-    for (const key of this.#paused) {
-      const task = this.#taskByPartition.get(key);
-      if (!task) continue;
-      const tp = task.partitions.find((p) => partitionKey(p) === key)!;
-      if (task.buffered(tp) <= this.#deps.config.maxBufferedRecordsPerPartition / 2) resume.push(tp);
-    }
-    for (const tp of resume) this.#paused.delete(partitionKey(tp));
-    if (resume.length > 0) this.#deps.consumer.resume(resume);
   }
 
   #idle(ms: number): Promise<void> {
@@ -390,14 +308,6 @@ export class StreamThread {
         done();
       };
     });
-  }
-
-  #dropTask(task: EngineTask): void {
-    this.#droppedByClosedTasks += task.metrics.dropped;
-    this.#deps.metrics?.taskCounters(task);
-    task.close();
-    this.#tasks.delete(task.id);
-    for (const tp of task.partitions) this.#taskByPartition.delete(partitionKey(tp));
   }
 
   #fail(error: unknown): void {

@@ -107,6 +107,11 @@ export class StreamsApp {
     return this.#thread?.restoredRecords ?? 0;
   }
 
+  /** `restoredRecords` per task id: a task that stayed on this instance across rebalances restored nothing more. */
+  restoredRecordsByTask(): Record<string, number> {
+    return Object.fromEntries(this.#thread?.restoredRecordsByTask ?? []);
+  }
+
   /** The port of the instance's HTTP server (health, status, metrics), or null without one. */
   get httpPort(): number | null {
     return this.#observability.httpPort;
