@@ -1,5 +1,5 @@
 import type { Consumer, Kafka, PartitionAssigner } from "kafkajs";
-import { AssignerProtocol, beforeRejoin, lastStableOffset } from "./kafkajs.ts";
+import { AssignerProtocol, beforeRejoin, lastStableOffset, requestRejoin, takeAssignmentUserData } from "./kafkajs.ts";
 import type { Logger } from "../observability/index.ts";
 import { RetriableError } from "../errors/index.ts";
 import { guarded } from "./errors.ts";
@@ -19,8 +19,11 @@ export interface GroupConsumerOptions {
 }
 
 export interface GroupConsumerHandlers {
-  /** The complete assignment after each join; partitions not in it were revoked. */
-  onAssigned(partitions: TopicPartition[]): void;
+  /**
+   * The complete assignment after each join; partitions not in it were revoked.
+   * `userData`: the bytes the leader's assignor gave this member (empty when none).
+   */
+  onAssigned(partitions: TopicPartition[], userData: Buffer): void;
   /** A group rebalance has begun; the assignment is about to change. */
   onRebalancing?(): void;
   /**
@@ -54,6 +57,7 @@ export class GroupConsumer {
   readonly #readCommitted: boolean;
   readonly #sessionTimeoutMs: number;
   #removeRejoinHook: () => void = () => undefined;
+  #memberId: string | null = null;
 
   get groupId(): string {
     return this.#groupId;
@@ -93,7 +97,8 @@ export class GroupConsumer {
       for (const [topic, partitions] of Object.entries(event.payload.memberAssignment)) {
         for (const partition of partitions) assignment.push({ topic, partition });
       }
-      handlers.onAssigned(assignment);
+      this.#memberId = event.payload.memberId;
+      handlers.onAssigned(assignment, takeAssignmentUserData(event.payload.memberId));
     });
     this.#consumer.on(events.REBALANCING, () => handlers.onRebalancing?.());
     const hook = handlers.beforeRejoin;
@@ -168,6 +173,14 @@ export class GroupConsumer {
     );
   }
 
+  /**
+   * Makes this member rejoin the group soon (its next heartbeat), sending fresh
+   * subscription userData: a rebalance follows when that data changed (or it leads).
+   */
+  rejoin(): void {
+    if (this.#memberId) requestRejoin(this.#memberId);
+  }
+
   stop(): Promise<void> {
     return this.#consumer.stop();
   }
@@ -193,14 +206,14 @@ function toClientAssigner(assignor: Assignor, logger: Logger): PartitionAssigner
         memberId: m.memberId,
         userData: AssignerProtocol.MemberMetadata.decode(m.memberMetadata)?.userData ?? Buffer.alloc(0),
       }));
-      const plan = assignor.assign(decoded, counts);
+      const plan = await assignor.assign(decoded, counts);
       logger.debug("assigned partitions", { members: members.length, topics: topics.length });
-      return [...plan].map(([memberId, partitions]) => {
+      return [...plan].map(([memberId, { partitions, userData }]) => {
         const assignment: Record<string, number[]> = {};
         for (const { topic, partition } of partitions) (assignment[topic] ??= []).push(partition);
         return {
           memberId,
-          memberAssignment: AssignerProtocol.MemberAssignment.encode({ version: 1, assignment, userData: Buffer.alloc(0) }),
+          memberAssignment: AssignerProtocol.MemberAssignment.encode({ version: 1, assignment, userData: userData ?? Buffer.alloc(0) }),
         };
       });
     },

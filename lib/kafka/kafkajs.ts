@@ -128,6 +128,63 @@ export function beforeRejoin(groupId: string, hook: () => Promise<void>): () => 
   };
 }
 
+// The userData of the assignment a member receives (its standby tasks, the cluster's
+// hosts) is decoded by kafkajs 2.2.4 and dropped; and there is no call that makes a member
+// rejoin (Kafka's enforceRebalance, needed for probing rebalances). The group is built
+// through one more subclass: its sync keeps the userData per member id, and its next
+// heartbeat after a requested rejoin answers as if the group were rebalancing, which
+// makes the consumer rejoin with fresh subscription metadata.
+type SyncingGroup = { memberId: string | null; coordinator: { syncGroup(request: unknown): Promise<{ memberAssignment: Buffer }> } };
+type HeartbeatingGroup = { memberId: string | null; heartbeat(options: { interval: number }): Promise<void> };
+const assignmentUserData = new Map<string, Buffer>();
+const rejoinRequests = new Set<string>();
+const { MemberAssignment } = require("kafkajs/src/consumer/assignerProtocol.js") as { MemberAssignment: { decode(bytes: Buffer): { userData?: Buffer } | null } };
+const { KafkaJSError } = require("kafkajs/src/errors.js") as { KafkaJSError: new (message: string) => Error };
+const SYNC = Object.getOwnPropertySymbols(ClientConsumerGroup.prototype).find((s) => s.description === "private:ConsumerGroup:sync");
+if (SYNC === undefined) throw new Error("the Kafka client's consumer group no longer has its sync step; Sluice needs kafkajs 2.2");
+const JoinedGroup = require.cache[consumerGroupModule]!.exports as ConsumerGroupClass;
+const AssignedGroup = class extends JoinedGroup {
+  async heartbeat(this: HeartbeatingGroup, options: { interval: number }): Promise<void> {
+    if (this.memberId && rejoinRequests.delete(this.memberId)) {
+      throw Object.assign(new KafkaJSError("rejoining the group on request (probing rebalance)"), { type: "REBALANCE_IN_PROGRESS" });
+    }
+    return (JoinedGroup.prototype as unknown as HeartbeatingGroup).heartbeat.call(this, options);
+  }
+};
+const clientSync = (JoinedGroup.prototype as unknown as Record<symbol, () => Promise<void>>)[SYNC]!;
+Object.defineProperty(AssignedGroup.prototype, SYNC, {
+  configurable: true,
+  writable: true,
+  value: async function syncKeepingUserData(this: SyncingGroup): Promise<void> {
+    const coordinator = this.coordinator;
+    const syncGroup = coordinator.syncGroup;
+    coordinator.syncGroup = async (request) => {
+      const response = await syncGroup.call(coordinator, request);
+      const userData = MemberAssignment.decode(response.memberAssignment)?.userData;
+      if (this.memberId) assignmentUserData.set(this.memberId, Buffer.from(userData ?? Buffer.alloc(0)));
+      return response;
+    };
+    try {
+      await clientSync.call(this);
+    } finally {
+      coordinator.syncGroup = syncGroup;
+    }
+  },
+});
+require.cache[consumerGroupModule]!.exports = AssignedGroup;
+
+/** The userData of the assignment the member last received (empty when none); taken once. */
+export function takeAssignmentUserData(memberId: string): Buffer {
+  const userData = assignmentUserData.get(memberId) ?? Buffer.alloc(0);
+  assignmentUserData.delete(memberId);
+  return userData;
+}
+
+/** Makes the member rejoin its group at its next heartbeat. */
+export function requestRejoin(memberId: string): void {
+  rejoinRequests.add(memberId);
+}
+
 const kafkajs = require("kafkajs") as typeof import("kafkajs");
 
 export const { Kafka, Partitioners, AssignerProtocol, ConfigResourceTypes, logLevel } = kafkajs;

@@ -86,5 +86,12 @@ export interface Assignor {
   name: string;
   /** Bytes this member sends to the leader (e.g. the tasks it holds state for). */
   userData(): Buffer;
-  assign(members: AssignorMember[], partitionCounts: Map<string, number>): Map<string, TopicPartition[]>;
+  /** Member id -> its partitions, and bytes for it alone (its onAssigned receives them). */
+  assign(members: AssignorMember[], partitionCounts: Map<string, number>): Promise<Map<string, MemberPlan>> | Map<string, MemberPlan>;
+}
+
+/** What the leader gives one member. */
+export interface MemberPlan {
+  partitions: TopicPartition[];
+  userData?: Buffer;
 }

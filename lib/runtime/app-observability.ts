@@ -10,6 +10,8 @@ export interface AppView {
   state(): string;
   thread(): StreamThread | null;
   error(): Error | null;
+  /** Standby (and warm-up) task ids open on this instance. */
+  standbyTasks?(): string[];
 }
 
 /**
@@ -59,6 +61,7 @@ export class AppObservability {
       threadAlive: () => this.status().threadAlive,
       activeTasks: () => this.#view.thread()?.tasks.size ?? 0,
       restoringTasks: () => this.#view.thread()?.restoringTasks.length ?? 0,
+      standbyTasks: () => this.#view.standbyTasks?.().length ?? 0,
       partitionLags: () => this.#lags(),
       suppressionBuffers: () => [...(this.#view.thread()?.tasks.values() ?? [])].flatMap((t) => t.suppressionBuffers().map((b) => ({ taskId: t.id, ...b }))),
     });
@@ -84,7 +87,7 @@ export class AppObservability {
       state,
       // Before the thread exists the app is starting: alive. After, the loop must be running.
       threadAlive: !stopped && (thread === null || thread.alive),
-      tasks: { active: [...(thread?.tasks.keys() ?? [])].sort(), standby: [], restoring: thread?.restoringTasks ?? [] },
+      tasks: { active: [...(thread?.tasks.keys() ?? [])].sort(), standby: this.#view.standbyTasks?.() ?? [], restoring: thread?.restoringTasks ?? [] },
       lag: this.#lags(),
       lastCommit: thread?.lastCommittedAt ? new Date(thread.lastCommittedAt).toISOString() : null,
       processedRecords: thread?.processedRecords ?? 0,

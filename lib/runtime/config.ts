@@ -69,6 +69,25 @@ export interface StreamsConfig {
    * within it restores only its changelog's tail. Default 600 000 ms (10 minutes).
    */
   stateCleanupDelayMs?: number;
+  /**
+   * Standby replicas per stateful task (Kafka Streams' num.standby.replicas): copies of its
+   * stores on other instances, kept current from the changelog, so a failover restores only
+   * what the standby had not applied yet. Needs that many more instances. Default 0.
+   */
+  numStandbyReplicas?: number;
+  /**
+   * Changelog records an instance's copy of a task may lack and still count as caught up
+   * (acceptable.recovery.lag): a stateful task moves only to a caught-up instance; others
+   * first get a warm-up replica. Default 10 000.
+   */
+  acceptableRecoveryLag?: number;
+  /** Warm-up replicas restoring at once across the group (max.warmup.replicas). Default 2. */
+  maxWarmupReplicas?: number;
+  /**
+   * While warm-ups restore, how often the group rebalances to check whether they caught up
+   * and move their tasks (probing.rebalance.interval.ms). Default 600 000 ms (10 minutes).
+   */
+  probingRebalanceIntervalMs?: number;
   logger?: Logger;
   /**
    * What to do with a record that cannot be deserialized, processed or produced: "fail"
@@ -148,6 +167,10 @@ export function resolveConfig(config: StreamsConfig): ResolvedConfig {
     cacheMaxBytes: config.cacheMaxBytes ?? 10 * 1024 * 1024,
     repartitionPurgeIntervalMs: config.repartitionPurgeIntervalMs ?? 30_000,
     stateCleanupDelayMs: config.stateCleanupDelayMs ?? 600_000,
+    numStandbyReplicas: config.numStandbyReplicas ?? 0,
+    acceptableRecoveryLag: config.acceptableRecoveryLag ?? 10_000,
+    maxWarmupReplicas: config.maxWarmupReplicas ?? 2,
+    probingRebalanceIntervalMs: config.probingRebalanceIntervalMs ?? 600_000,
     exceptionHandlers: config.exceptionHandlers ?? {},
     uncaughtExceptionHandler: config.uncaughtExceptionHandler ?? null,
     applicationServer: config.applicationServer ?? null,
@@ -179,6 +202,7 @@ export function resolveConfig(config: StreamsConfig): ResolvedConfig {
       `stateCleanupDelayMs must be a number of milliseconds >= 0 (how long the state of tasks moved elsewhere is kept), got ${JSON.stringify(resolved.stateCleanupDelayMs)}`,
     );
   }
+  resolveHighAvailability(resolved);
   if (!Number.isInteger(resolved.maxTaskIdleMs) || resolved.maxTaskIdleMs < -1) {
     throw new ConfigError(
       `maxTaskIdleMs must be a whole number of milliseconds >= 0, or -1 to never wait for empty input partitions, got ${JSON.stringify(resolved.maxTaskIdleMs)}`,
@@ -195,6 +219,19 @@ export function resolveConfig(config: StreamsConfig): ResolvedConfig {
   }
   checkConnection(connectionOf(resolved));
   return resolved;
+}
+
+// The assignment settings (lib/runtime/assignment/): whole numbers, each with its own floor.
+function resolveHighAvailability(resolved: ResolvedConfig): void {
+  const whole = (name: string, value: unknown, min: number, meaning: string) => {
+    if (typeof value !== "number" || !Number.isInteger(value) || value < min) {
+      throw new ConfigError(`${name} must be a whole number >= ${min} (${meaning}), got ${JSON.stringify(value)}`);
+    }
+  };
+  whole("numStandbyReplicas", resolved.numStandbyReplicas, 0, "standby copies per stateful task; 0 turns standbys off");
+  whole("acceptableRecoveryLag", resolved.acceptableRecoveryLag, 0, "changelog records an instance may lack and still take a task");
+  whole("maxWarmupReplicas", resolved.maxWarmupReplicas, 1, "warm-up replicas restoring at once; at least 1, or tasks would never move to a new instance");
+  whole("probingRebalanceIntervalMs", resolved.probingRebalanceIntervalMs, 1, "milliseconds between rebalances that check on warm-ups");
 }
 
 const recordingLevels = ["INFO", "DEBUG", "TRACE"];

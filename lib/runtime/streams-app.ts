@@ -1,10 +1,10 @@
 import { ConfigError, FatalError, RetriableError, resolveExceptionHandlers, type ExceptionHandlerConfig } from "../errors/index.ts";
 import { createKafkaClient, type GroupConsumer, type KafkaAdmin, type KafkaClient, type TopicPartition } from "../kafka/index.ts";
 import { consoleLogger, StreamsTracing, type InstanceStatus, type Logger, type Router } from "../observability/index.ts";
-import { CompositeReadOnlyKeyValueStore, StateDirectory, type ReadOnlyKeyValueStore } from "../state/index.ts";
+import { changelogTopicName, CompositeReadOnlyKeyValueStore, StateDirectory, type ReadOnlyKeyValueStore } from "../state/index.ts";
 import type { Topology } from "../topology/index.ts";
 import { AppObservability } from "./app-observability.ts";
-import { TaskAssignor } from "./assignor.ts";
+import { decodeAssignment, emptyAssignment, loadProcessId, localOffsetSums, StreamsAssignor, type AssignmentInfo, type ClusterView } from "./assignment/index.ts";
 import { AtLeastOnceCommitter, ExactlyOnceCommitter, type Committer } from "./committer.ts";
 import { connectionOf, resolveConfig, type ResolvedConfig, type StreamsConfig } from "./config.ts";
 import { createActiveTask, type TaskEnvironment } from "./active-task.ts";
@@ -14,6 +14,8 @@ import { retryWithBackoff } from "./retry.ts";
 import { GlobalStores } from "./global-stores.ts";
 import { StreamThread } from "./stream-thread.ts";
 import { StateCleaner } from "./tasks/state-cleaner.ts";
+import { StandbySet } from "./tasks/standby-set.ts";
+import { createStandbyTask } from "./tasks/standby-task.ts";
 import { planTopics, type TopicPlan } from "./topic-plan.ts";
 
 /**
@@ -47,6 +49,12 @@ export class StreamsApp {
   #global: GlobalStores | null = null;
   #cleaner: StateCleaner | null = null;
   #assignedTasks: string[] = [];
+  #standbys: StandbySet | null = null;
+  #clusterView: ClusterView = { hosts: [] };
+  #probing: NodeJS.Timeout | null = null;
+  // Assignments apply in order, each after the standbys it turns active have closed.
+  #assigning: Promise<void> = Promise.resolve();
+  #assignmentsWaiting = 0;
   #closing: Promise<void> | null = null;
   #error: Error | null = null;
   // start() resolved: from then on an error goes to the uncaught-exception policy, not to start()'s caller.
@@ -59,7 +67,7 @@ export class StreamsApp {
     this.#topology = topology;
     this.#config = resolveConfig(config);
     this.#logger = config.logger ?? consoleLogger(`sluice.${this.#config.applicationId}`);
-    this.#observability = new AppObservability(this.#config, { state: () => this.state, thread: () => this.#thread, error: () => this.#error });
+    this.#observability = new AppObservability(this.#config, { state: () => this.state, thread: () => this.#thread, error: () => this.#error, standbyTasks: () => this.standbyTasks() });
     this.#lifecycle.onChange((next, previous) => this.#observability.metrics.stateChanged(previous, next));
     this.#stopped = new Promise<void>((resolve, reject) => {
       this.#settleStopped = (error) => (error ? reject(error) : resolve());
@@ -130,6 +138,32 @@ export class StreamsApp {
   /** Task ids currently active on this instance. */
   activeTasks(): string[] {
     return [...(this.#thread?.tasks.keys() ?? [])].sort();
+  }
+
+  /** Task ids of the standby replicas (warm-ups included) open on this instance. */
+  standbyTasks(): string[] {
+    return this.#standbys?.ids() ?? [];
+  }
+
+  /**
+   * @internal Every advertised instance (applicationServer) with its active and standby
+   * tasks, as of the latest assignment; interactive queries route by it.
+   */
+  clusterView(): ClusterView {
+    return this.#clusterView;
+  }
+
+  /** @internal Per standby task, the next changelog offset of its stores, summed (what the subscription reports). */
+  standbyOffsetSums(): Record<string, number> {
+    const standbys = this.#standbys;
+    return Object.fromEntries((standbys?.ids() ?? []).map((id) => [id, standbys!.get(id)!.offsetSum()]));
+  }
+
+  /** @internal The stores of that name in this instance's standby replicas (as current as their last applied batch). */
+  standbyStores(name: string): unknown[] {
+    const standbys = this.#standbys;
+    if (!standbys) return [];
+    return standbys.ids().map((id) => standbys.get(id)?.store(name)).filter((s) => s !== undefined);
   }
 
   /**
@@ -247,8 +281,36 @@ export class StreamsApp {
     const admin = this.#admin!;
     const topology = this.#topology;
     const subtopologies = () =>
-      topology.subtopologies.map((sub) => ({ id: sub.id, topics: sub.sourceTopics(config.applicationId), patterns: sub.sourcePatterns(config.applicationId) }));
-    const assignor = new TaskAssignor(subtopologies, () => this.activeTasks());
+      topology.subtopologies.map((sub) => ({
+        id: sub.id,
+        topics: sub.sourceTopics(config.applicationId),
+        patterns: sub.sourcePatterns(config.applicationId),
+        changelogTopics: sub.stores.filter((s) => s.changelog).map((s) => changelogTopicName(config.applicationId, s.name)),
+      }));
+    const stateDirectory = this.#stateDirectory!;
+    const standbys = (this.#standbys = new StandbySet(
+      (taskId) => createStandbyTask({ topology, config, logger: this.#logger, stateDirectory, client }, taskId),
+      stateDirectory,
+      this.#logger,
+    ));
+    const processId = loadProcessId(stateDirectory.appDir);
+    const assignor = new StreamsAssignor({
+      subtopologies,
+      subscription: () => {
+        const running = new Set(this.activeTasks());
+        return {
+          processId,
+          applicationServer: config.applicationServer,
+          runningTasks: [...running],
+          taskOffsetSums: localOffsetSums(stateDirectory, (id) => standbys.get(id)?.offsetSum(), running),
+        };
+      },
+      changelogBounds: (partitions) => client.partitionBounds(partitions, config.processingGuarantee === "exactly_once"),
+      numStandbyReplicas: config.numStandbyReplicas,
+      acceptableRecoveryLag: config.acceptableRecoveryLag,
+      maxWarmupReplicas: config.maxWarmupReplicas,
+      logger: this.#logger,
+    });
     const exactlyOnce = config.processingGuarantee === "exactly_once";
     const consumer = (this.#consumer = client.consumer({
       groupId: config.applicationId,
@@ -300,15 +362,37 @@ export class StreamsApp {
     const patterns = topology.subtopologies.flatMap((sub) => sub.sourcePatterns(config.applicationId));
     await consumer.subscribe([...new Set(literal), ...patterns], true);
     await this.#global?.follow(client, config.applicationId, exactlyOnce, config.commitIntervalMs, (error) => this.#enterError(error));
-    const cleaner = (this.#cleaner = new StateCleaner(this.#stateDirectory!, config.stateCleanupDelayMs, this.#logger, () => [...this.#assignedTasks, ...thread.tasks.keys()]));
+    const cleaner = (this.#cleaner = new StateCleaner(this.#stateDirectory!, config.stateCleanupDelayMs, this.#logger, () => [
+      ...this.#assignedTasks,
+      ...thread.tasks.keys(),
+      ...standbys.ids(),
+    ]));
     cleaner.start();
     thread.start();
     await consumer.run({
-      onAssigned: (partitions) => {
+      onAssigned: (partitions, userData) => {
         // Tasks given up now count as owned until now: their delay starts here.
-        cleaner.noteOwned(this.#assignedTasks);
-        this.#assignedTasks = [...new Set(partitions.map((tp) => this.#taskIdOf(tp)))];
-        thread.onAssigned(partitions);
+        cleaner.noteOwned([...this.#assignedTasks, ...standbys.ids()]);
+        const active = (this.#assignedTasks = [...new Set(partitions.map((tp) => this.#taskIdOf(tp)))]);
+        const info = this.#assignmentInfo(userData);
+        this.#clusterView = info.cluster;
+        this.#scheduleProbing(info.probingRebalance);
+        // A standby of a task that turns active here closes before the thread opens the task.
+        const standbyIds = info.standby.filter((id) => !active.includes(id));
+        const turningActive = standbys.ids().some((id) => active.includes(id));
+        if (!turningActive && this.#assignmentsWaiting === 0) {
+          void standbys.assign(standbyIds);
+          thread.onAssigned(partitions);
+          return;
+        }
+        this.#assignmentsWaiting++;
+        this.#assigning = this.#assigning
+          .then(async () => {
+            await standbys.assign(standbyIds);
+            thread.onAssigned(partitions);
+          })
+          .catch((error: unknown) => this.#logger.warn("applying an assignment failed", { error: (error as Error).message }))
+          .finally(() => this.#assignmentsWaiting--);
       },
       onRebalancing: () => thread.onRebalancing(),
       beforeRejoin: () => thread.commitBeforeRejoin(),
@@ -321,6 +405,30 @@ export class StreamsApp {
         else this.#enterError(new FatalError(`the consumer stopped: ${error.message}`, { cause: error }));
       },
     });
+  }
+
+  #assignmentInfo(userData: Buffer): AssignmentInfo {
+    try {
+      return decodeAssignment(userData);
+    } catch (error) {
+      this.#logger.warn("the assignment's task data cannot be read; running the assigned partitions without standbys", { error: (error as Error).message });
+      return emptyAssignment();
+    }
+  }
+
+  // While a task waits for a warm-up, the member rejoins now and then so the leader sees the
+  // warm-up's progress (a changed subscription triggers the rebalance); every assignment
+  // starts over.
+  #scheduleProbing(needed: boolean): void {
+    if (this.#probing) clearInterval(this.#probing);
+    this.#probing = null;
+    if (!needed) return;
+    const consumer = this.#consumer;
+    this.#probing = setInterval(() => {
+      this.#logger.info("probing rebalance: rejoining so that caught-up warm-ups can take their tasks");
+      consumer?.rejoin();
+    }, this.#config.probingRebalanceIntervalMs);
+    this.#probing.unref();
   }
 
   // Handlers log through the app's logger unless the user gave them their own.
@@ -350,7 +458,10 @@ export class StreamsApp {
     if (!erred) this.#lifecycle.tryMoveTo("PENDING_SHUTDOWN");
     this.#logger.info("shutting down: finishing in-flight records and committing");
     this.#cleaner?.stop();
+    if (this.#probing) clearInterval(this.#probing);
+    await this.#assigning;
     await this.#thread?.stop();
+    await this.#standbys?.close();
     await this.#global?.close();
     await this.#consumer?.disconnect().catch(() => undefined);
     await this.#admin?.disconnect().catch(() => undefined);

@@ -28,6 +28,7 @@ export {
 } from "./sqlite/task-database.ts";
 export type { RestoreRecord } from "./sqlite/sql.ts";
 export { StateDirectory, StateDirectoryLockedError } from "./sqlite/state-directory.ts";
+export { readStoredCheckpoints } from "./sqlite/stored-checkpoints.ts";
 export type { SessionStore, Window, WindowStore, WindowValue, Windowed } from "./windowed/windowed-stores.ts";
 export {
   SessionStoreBuilder,

@@ -64,7 +64,7 @@ export const METRICS = {
   punctuateTotal: metric("thread.punctuate.total", "stream-thread-metrics: punctuate-total / punctuate-rate", "INFO", "counter", "{punctuation}", "Punctuator calls"),
   punctuateLatency: metric("thread.punctuate.latency", "stream-thread-metrics: punctuate-latency-avg/max", "INFO", "histogram", "ms", "Time of the wall-clock punctuations of one loop, when any fired"),
   activeTasks: metric("thread.active.tasks", "stream-thread-metrics / state-updater: active tasks", "INFO", "gauge", "{task}", "Active tasks running"),
-  standbyTasks: metric("thread.standby.tasks", "stream-state-updater-metrics: standby-updating-tasks", "INFO", "gauge", "{task}", "Standby tasks (always 0: no standby replicas yet)"),
+  standbyTasks: metric("thread.standby.tasks", "stream-state-updater-metrics: standby-updating-tasks", "INFO", "gauge", "{task}", "Standby tasks open (warm-ups included)"),
   restoringTasks: metric("thread.restoring.tasks", "stream-state-updater-metrics: active-restoring-tasks", "INFO", "gauge", "{task}", "Active tasks restoring their state"),
   restoreRecordsTotal: metric("thread.restore.records.total", "stream-state-updater-metrics: restore-records-total / restore-records-rate", "INFO", "counter", "{record}", "Changelog records restored into stores"),
   // Task (stream-task-metrics)

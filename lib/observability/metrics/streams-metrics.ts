@@ -12,6 +12,8 @@ export interface MetricsSource {
   state(): string;
   threadAlive(): boolean;
   activeTasks(): number;
+  /** Standby replicas open (warm-ups included); absent: 0. */
+  standbyTasks?(): number;
   restoringTasks(): number;
   partitionLags(): ReadonlyArray<{ taskId: string; topic: string; partition: number; lag: number }>;
   suppressionBuffers(): ReadonlyArray<{ taskId: string; store: string; size: number }>;
@@ -91,7 +93,7 @@ export class StreamsMetrics {
         result.observe(alive, isAlive ? 1 : 0, this.#base);
         result.observe(failed, current === "ERROR" || current === "PENDING_ERROR" ? 1 : 0, this.#base);
         result.observe(active, source.activeTasks(), this.#thread);
-        result.observe(standby, 0, this.#thread);
+        result.observe(standby, source.standbyTasks?.() ?? 0, this.#thread);
         result.observe(restoring, source.restoringTasks(), this.#thread);
         for (const p of source.partitionLags()) result.observe(lag, p.lag, { ...this.#base, "task.id": p.taskId, topic: p.topic, partition: p.partition });
         if (suppression) for (const b of source.suppressionBuffers()) result.observe(suppression, b.size, { ...this.#task(b.taskId), "store.name": b.store });
