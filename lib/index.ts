@@ -123,11 +123,14 @@ export {
   type KeyValue,
   type KeyValueStore,
   type ReadOnlyKeyValueStore,
+  type ReadOnlySessionStore,
+  type ReadOnlyWindowStore,
   type SessionStore,
   type StateStore,
   type ValueAndTimestamp,
   type Window,
   type WindowStore,
+  type WindowValue,
   type Windowed,
 } from "./state/index.ts";
 
@@ -149,4 +152,17 @@ export {
   type StreamsConfig,
   type UncaughtExceptionHandler,
   type UncaughtExceptionResponse,
+} from "./runtime/index.ts";
+
+// Interactive queries: metadata, the HTTP endpoint's client (docs/api.md, "Interactive queries")
+export {
+  StoreQueryClient,
+  StoreQueryError,
+  type HostInfo,
+  type KeyQueryMetadata,
+  type QueryableStoreType,
+  type SessionRead,
+  type StoreQueryClientOptions,
+  type StreamsMetadata,
+  type WindowRead,
 } from "./runtime/index.ts";

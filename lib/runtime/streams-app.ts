@@ -1,7 +1,8 @@
 import { ConfigError, FatalError, RetriableError, resolveExceptionHandlers, type ExceptionHandlerConfig } from "../errors/index.ts";
 import { createKafkaClient, type GroupConsumer, type KafkaAdmin, type KafkaClient, type TopicPartition } from "../kafka/index.ts";
 import { consoleLogger, StreamsTracing, type InstanceStatus, type Logger, type Router } from "../observability/index.ts";
-import { changelogTopicName, CompositeReadOnlyKeyValueStore, StateDirectory, type ReadOnlyKeyValueStore } from "../state/index.ts";
+import { changelogTopicName, StateDirectory, type ReadOnlyKeyValueStore, type ReadOnlySessionStore, type ReadOnlyWindowStore } from "../state/index.ts";
+import type { Serde } from "../serdes/index.ts";
 import type { Topology } from "../topology/index.ts";
 import { AppObservability } from "./app-observability.ts";
 import { decodeAssignment, emptyAssignment, loadProcessId, localOffsetSums, StreamsAssignor, type AssignmentInfo, type ClusterView } from "./assignment/index.ts";
@@ -17,6 +18,16 @@ import { StateCleaner } from "./tasks/state-cleaner.ts";
 import { StandbySet } from "./tasks/standby-set.ts";
 import { createStandbyTask } from "./tasks/standby-task.ts";
 import { planTopics, type TopicPlan } from "./topic-plan.ts";
+import {
+  addQueryRoutes,
+  LocalStores,
+  QueryMetadata,
+  UNAVAILABLE_HOST,
+  type HostInfo,
+  type KeyQueryMetadata,
+  type QueryableStoreType,
+  type StreamsMetadata,
+} from "./queries/index.ts";
 
 /**
  * Runs a topology as one member of the consumer group `applicationId`: one task per
@@ -62,6 +73,8 @@ export class StreamsApp {
   readonly #stopped: Promise<void>;
   #settleStopped!: (error: Error | null) => void;
   readonly #signalHandler = () => void this.close();
+  readonly #localStores: LocalStores;
+  readonly #queryMetadata: QueryMetadata;
 
   constructor(topology: Topology, config: StreamsConfig) {
     this.#topology = topology;
@@ -73,6 +86,24 @@ export class StreamsApp {
       this.#settleStopped = (error) => (error ? reject(error) : resolve());
     });
     this.#stopped.catch(() => undefined); // nobody has to listen: the policy reports the error
+    this.#localStores = new LocalStores({
+      topology,
+      state: () => this.state,
+      taskStores: (name) => this.#thread?.storesNamed(name) ?? [],
+      globalStore: (name) => this.#global?.get(name),
+    });
+    const self = hostOf(this.#config.applicationServer);
+    this.#queryMetadata = new QueryMetadata({
+      topology,
+      applicationId: this.#config.applicationId,
+      self,
+      partitionCounts: () => this.#plan?.counts ?? null,
+      clusterView: () => this.#clusterView,
+      localActiveTasks: () => this.activeTasks(),
+      localStandbyTasks: () => this.standbyTasks(),
+    });
+    const router = this.httpRouter;
+    if (router) addQueryRoutes(router, { stores: this.#localStores, metadata: this.#queryMetadata, applicationId: this.#config.applicationId, self });
   }
 
   /**
@@ -167,37 +198,44 @@ export class StreamsApp {
   }
 
   /**
-   * Read-only access to a key-value store across the tasks this instance runs. Usable
-   * while the app is RUNNING; throws a clear error while it is restoring or rebalancing,
-   * or when no task of this instance holds the store.
+   * Read-only access to a store across the tasks this instance runs: key-value stores by
+   * default, window and session stores with their type. Usable while the app is RUNNING;
+   * a read throws a clear error while it is restoring or rebalancing, when no task of this
+   * instance holds the store, or when the store is of another type.
    *
    * @example
-   *   const counts = app.store<string, bigint>("clicks-per-user");
-   *   counts.get("alice");
+   *   app.store<string, bigint>("clicks-per-user").get("alice");
+   *   app.store<string, bigint>("clicks-per-minute", "window").fetch("alice", 0, Date.now());
+   *   app.store<string, bigint>("visits", "session").fetch("alice");
    */
-  store<K, V>(name: string): ReadOnlyKeyValueStore<K, V> {
-    const known = this.#topology.stores.some((s) => s.name === name) || this.#topology.globalStores.some((g) => g.storeName === name);
-    if (!known) {
-      throw new ConfigError(`no state store named "${name}" in this topology; it has ${this.#topology.stores.map((s) => `"${s.name}"`).join(", ") || "none"}`);
-    }
-    const global = this.#topology.globalStores.find((g) => g.storeName === name);
-    if (global) {
-      return new CompositeReadOnlyKeyValueStore<K, V>(() => {
-        const store = this.#global?.get(name);
-        if (!store) throw new RetriableError(`global store "${name}" is not open yet; retry once the app is running`);
-        return [store as ReadOnlyKeyValueStore<K, V>];
-      });
-    }
-    return new CompositeReadOnlyKeyValueStore<K, V>(() => {
-      if (this.state !== "RUNNING") {
-        throw new RetriableError(`store "${name}" cannot be queried while the app is ${this.state} (its tasks may be restoring); retry once it is RUNNING`);
-      }
-      const stores = this.#thread?.storesNamed(name) ?? [];
-      if (stores.length === 0) {
-        throw new RetriableError(`store "${name}" has no task on this instance right now; its partitions are owned by other instances`);
-      }
-      return stores as ReadOnlyKeyValueStore<K, V>[];
-    });
+  store<K, V>(name: string, type?: "keyValue"): ReadOnlyKeyValueStore<K, V>;
+  store<K, V>(name: string, type: "window"): ReadOnlyWindowStore<K, V>;
+  store<K, V>(name: string, type: "session"): ReadOnlySessionStore<K, V>;
+  store<K, V>(name: string, type: QueryableStoreType = "keyValue"): ReadOnlyKeyValueStore<K, V> | ReadOnlyWindowStore<K, V> | ReadOnlySessionStore<K, V> {
+    if (type === "window") return this.#localStores.window<K, V>(name);
+    if (type === "session") return this.#localStores.session<K, V>(name);
+    if (type !== "keyValue") throw new ConfigError(`store type must be "keyValue", "window" or "session", got ${JSON.stringify(type)}`);
+    return this.#localStores.keyValue<K, V>(name);
+  }
+
+  /**
+   * Which instance runs the task that holds `key` of `store`, which keep standby copies,
+   * and the key's partition (Kafka Streams' queryMetadataForKey). The key is serialized
+   * with `keySerde`, or else with the key serde of the store's source, and partitioned as
+   * Kafka's default partitioner does.
+   */
+  queryMetadataForKey<K>(store: string, key: K, keySerde?: Serde<K>): KeyQueryMetadata {
+    return this.#queryMetadata.queryMetadataForKey(store, key, keySerde);
+  }
+
+  /** The instances that hold `store` (active or standby), with their stores and tasks (Kafka Streams' streamsMetadataForStore). */
+  streamsMetadataForStore(store: string): StreamsMetadata[] {
+    return this.#queryMetadata.streamsMetadataForStore(store);
+  }
+
+  /** Every instance of the application this one knows of, with its stores and tasks. */
+  allStreamsMetadata(): StreamsMetadata[] {
+    return this.#queryMetadata.allStreamsMetadata();
   }
 
   /**
@@ -493,4 +531,11 @@ export class StreamsApp {
     });
     process.exit(1);
   }
+}
+
+// applicationServer is validated by resolveConfig; without one the instance has no query address.
+function hostOf(applicationServer: string | null): HostInfo {
+  if (applicationServer === null) return UNAVAILABLE_HOST;
+  const colon = applicationServer.lastIndexOf(":");
+  return { host: applicationServer.slice(0, colon), port: Number(applicationServer.slice(colon + 1)) };
 }

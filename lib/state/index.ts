@@ -45,3 +45,9 @@ export {
   encodeTimeKeyedKey,
 } from "./sqlite/time-keyed-key.ts";
 export { CompositeReadOnlyKeyValueStore } from "./composite-read-only-store.ts";
+export {
+  CompositeReadOnlySessionStore,
+  CompositeReadOnlyWindowStore,
+  type ReadOnlySessionStore,
+  type ReadOnlyWindowStore,
+} from "./read-only-windowed-stores.ts";
