@@ -37,11 +37,11 @@ export interface KafkaClient {
   close(): Promise<void>;
 }
 
-// kafkajs 2.2.4 speaks TxnOffsetCommit v1 (no group generation), has no static
-// membership and no callback before partitions are revoked.
+// kafkajs 2.2.4 speaks TxnOffsetCommit v1 (no group generation) and has no callback
+// before partitions are revoked. Static membership is Sluice's own (static-membership.ts).
 const kafkajsCapabilities: ClientCapabilities = {
   fencesOffsetsByGeneration: false,
-  staticMembership: false,
+  staticMembership: true,
   revocationHook: false,
 };
 

@@ -4,10 +4,16 @@ import type { Logger } from "../observability/index.ts";
 import { RetriableError } from "../errors/index.ts";
 import { guarded } from "./errors.ts";
 import { toFetchedRecord } from "./messages.ts";
+import { membershipRetryOption, type GroupMembership } from "./static-membership.ts";
 import type { Assignor, FetchedRecord, TopicPartition, TopicPartitionOffset } from "./types.ts";
 
 export interface GroupConsumerOptions {
   groupId: string;
+  /**
+   * group.instance.id (static membership, KIP-345): the member keeps its place and its
+   * partitions across restarts within the session timeout and sends no LeaveGroup on close.
+   */
+  groupInstanceId?: string;
   /** Read only committed transactional data (exactly-once input). */
   readCommitted: boolean;
   sessionTimeoutMs?: number;
@@ -78,6 +84,13 @@ export class GroupConsumer {
       allowAutoTopicCreation: false,
     };
     if (options.assignor) config.partitionAssigners = [toClientAssigner(options.assignor, logger)];
+    const membership: GroupMembership = {
+      groupId: options.groupId,
+      groupInstanceId: options.groupInstanceId ?? null,
+      memberId: null,
+      onJoined: (generationId, memberId) => logger.info("joined the consumer group", { groupId: options.groupId, generationId, memberId, groupInstanceId: options.groupInstanceId ?? null }),
+    };
+    config.retry = membershipRetryOption(membership);
     this.#consumer = kafka.consumer(config);
   }
 

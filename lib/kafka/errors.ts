@@ -9,7 +9,6 @@ const fencedTypes = new Set([
   "REBALANCE_IN_PROGRESS",
   "UNKNOWN_MEMBER_ID",
   "ILLEGAL_GENERATION",
-  "FENCED_INSTANCE_ID",
 ]);
 
 // Retriable on the broker's word but not retried inside the client (see broker.md).
@@ -56,6 +55,9 @@ export function translateError(error: unknown, what: string): SluiceError {
   const detail = type ? `${type}: ${shape.message ?? ""}` : String(shape.message ?? error);
   const message = `${what} failed (${detail.trim()})`;
   if (type && fencedTypes.has(type)) return new FencedError(message, { cause: error });
+  // Another process took this static member's group.instance.id: rejoining would fence it
+  // in turn, so this instance stops (static-membership.ts words the message).
+  if (type === "FENCED_INSTANCE_ID") return new FatalError(message, { cause: error });
   if (type && retriableTypes.has(type)) return new RetriableError(message, { cause: error });
   if (type && /AUTHORIZATION_FAILED|SASL_AUTHENTICATION_FAILED|UNSUPPORTED_SASL|INVALID_CONFIG|POLICY_VIOLATION/.test(type)) {
     return new FatalError(message, { cause: error });

@@ -2,6 +2,7 @@
 // are taken from the default export once, here.
 import { createRequire } from "node:module";
 import { dirname, sep } from "node:path";
+import { withStaticMembership } from "./static-membership.ts";
 
 // Resolved from this file, so an installed Sluice patches the kafkajs it depends on (in the
 // application's node_modules or its own), the same copy `require("kafkajs")` below loads.
@@ -109,13 +110,14 @@ type ConsumerGroupClass = new (...args: unknown[]) => { groupId: string; generat
 const rejoinHooks = new Map<string, Set<() => Promise<void>>>();
 const consumerGroupModule = require.resolve("kafkajs/src/consumer/consumerGroup.js");
 const ClientConsumerGroup = require(consumerGroupModule) as ConsumerGroupClass;
-require.cache[consumerGroupModule]!.exports = class extends ClientConsumerGroup {
+// Static membership (group.instance.id) is added on top, in static-membership.ts.
+require.cache[consumerGroupModule]!.exports = withStaticMembership(class extends ClientConsumerGroup {
   override async joinAndSync(): Promise<void> {
     const hooks = [...(rejoinHooks.get(this.groupId) ?? [])];
     if (this.generationId !== null && this.memberId) await Promise.all(hooks.map((hook) => hook().catch(() => undefined)));
     return super.joinAndSync();
   }
-};
+});
 
 /** Runs `hook` before each rejoin of a member of the group (after its first join); returns its removal. */
 export function beforeRejoin(groupId: string, hook: () => Promise<void>): () => void {

@@ -1,7 +1,7 @@
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ConfigError, type ExceptionHandlerConfig } from "../errors/index.ts";
-import { checkConnection, type KafkaConnection } from "../kafka/index.ts";
+import { checkConnection, invalidGroupInstanceId, type KafkaConnection } from "../kafka/index.ts";
 import type { Logger, MeterProvider, MetricsRecordingLevel, TracerProvider } from "../observability/index.ts";
 
 export type ProcessingGuarantee = "at_least_once" | "exactly_once";
@@ -52,8 +52,21 @@ export interface StreamsConfig {
   clientId?: string;
   ssl?: KafkaConnection["ssl"];
   sasl?: KafkaConnection["sasl"];
+  /**
+   * How long the group waits for a member's heartbeat before it gives the member's tasks
+   * to the others. With `groupInstanceId`, a restarted instance back within it keeps its
+   * tasks without a rebalance. Default 10 000 ms.
+   */
   sessionTimeoutMs?: number;
   heartbeatIntervalMs?: number;
+  /**
+   * Static group membership (Kafka's group.instance.id, KIP-345): a name unique to this
+   * instance of the application and the same across its restarts (in Kubernetes the pod
+   * name of a StatefulSet). A static member sends no LeaveGroup on close, so a restart
+   * within `sessionTimeoutMs` gets the same tasks back without a rebalance. Default: none
+   * (a dynamic member, which leaves the group on close).
+   */
+  groupInstanceId?: string;
   /**
    * Record-cache budget of this instance, shared evenly by the caching stores of its tasks
    * (Kafka Streams' statestore.cache.max.bytes). 0 turns caching off. Default 10 MiB.
@@ -122,9 +135,10 @@ export interface StreamsConfig {
 }
 
 export type ResolvedConfig = Required<
-  Omit<StreamsConfig, "ssl" | "sasl" | "logger" | "bootstrapServers" | "exceptionHandlers" | "uncaughtExceptionHandler" | "applicationServer" | "meterProvider" | "tracerProvider">
+  Omit<StreamsConfig, "ssl" | "sasl" | "logger" | "bootstrapServers" | "groupInstanceId" | "exceptionHandlers" | "uncaughtExceptionHandler" | "applicationServer" | "meterProvider" | "tracerProvider">
 > & {
   applicationServer: string | null;
+  groupInstanceId: string | null;
   meterProvider?: MeterProvider;
   tracerProvider?: TracerProvider;
   bootstrapServers: string[];
@@ -174,6 +188,7 @@ export function resolveConfig(config: StreamsConfig): ResolvedConfig {
     exceptionHandlers: config.exceptionHandlers ?? {},
     uncaughtExceptionHandler: config.uncaughtExceptionHandler ?? null,
     applicationServer: config.applicationServer ?? null,
+    groupInstanceId: config.groupInstanceId ?? null,
     httpPort: config.httpPort ?? 0,
     metricsRecordingLevel: config.metricsRecordingLevel ?? "INFO",
   };
@@ -196,6 +211,12 @@ export function resolveConfig(config: StreamsConfig): ResolvedConfig {
   positive("maxRecordsPerLoop", resolved.maxRecordsPerLoop);
   positive("sessionTimeoutMs", resolved.sessionTimeoutMs);
   positive("heartbeatIntervalMs", resolved.heartbeatIntervalMs);
+  const instanceIdProblem = resolved.groupInstanceId === null ? null : invalidGroupInstanceId(resolved.groupInstanceId);
+  if (instanceIdProblem) {
+    throw new ConfigError(
+      `groupInstanceId must be ${instanceIdProblem}: a name unique to this instance of the application and stable across its restarts (in Kubernetes the pod name, e.g. "orders-0"), or leave it unset for a dynamic member`,
+    );
+  }
   positive("repartitionPurgeIntervalMs", resolved.repartitionPurgeIntervalMs);
   if (typeof resolved.stateCleanupDelayMs !== "number" || !Number.isFinite(resolved.stateCleanupDelayMs) || resolved.stateCleanupDelayMs < 0) {
     throw new ConfigError(

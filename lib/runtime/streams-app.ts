@@ -355,6 +355,7 @@ export class StreamsApp {
       readCommitted: exactlyOnce,
       sessionTimeoutMs: config.sessionTimeoutMs,
       heartbeatIntervalMs: config.heartbeatIntervalMs,
+      ...(config.groupInstanceId !== null ? { groupInstanceId: config.groupInstanceId } : {}),
       assignor,
     }));
     const tracing = new StreamsTracing({ tracerProvider: config.tracerProvider, groupId: config.applicationId });

@@ -10,7 +10,8 @@
  *   own APPLICATION_ID: a new id reprocesses the whole log (the kappa pattern).
  *
  * Env: KAFKA_BOOTSTRAP_SERVERS (required), APPLICATION_ID (default "accounts", or
- * "account-statements" for the statements), STATE_DIR, COMMANDS_TOPIC, EVENTS_TOPIC,
+ * "account-statements" for the statements), STATE_DIR, SLUICE_GROUP_INSTANCE_ID and
+ * SESSION_TIMEOUT_MS (group membership: services/group-membership-env.ts), COMMANDS_TOPIC, EVENTS_TOPIC,
  * REPLIES_TOPIC, STATEMENTS_TOPIC (defaults "account-commands", "account-events",
  * "account-replies", "account-statements"), HTTP_PORT (default 8080). Exactly-once always:
  * "two events or none" for a transfer rests on it (PROCESSING_GUARANTEE may only be
@@ -18,6 +19,7 @@
  */
 import { createServer } from "node:http";
 import { RetriableError, StreamsApp } from "../../lib/index.ts";
+import { groupMembershipFromEnv } from "../group-membership-env.ts";
 import { defaultAccountsTopics, type Balance } from "./model.ts";
 import { STATEMENTS_STORE, statementsTopology, type Statements } from "./statements.ts";
 import { accountsTopology, BALANCES_STORE } from "./topology.ts";
@@ -49,6 +51,7 @@ const app = new StreamsApp(statements ? statementsTopology({ events: topics.even
   applicationId: env["APPLICATION_ID"] ?? (statements ? "account-statements" : "accounts"),
   bootstrapServers,
   ...(env["STATE_DIR"] ? { stateDir: env["STATE_DIR"] } : {}),
+  ...groupMembershipFromEnv(),
   processingGuarantee: "exactly_once",
 });
 

@@ -1,7 +1,8 @@
 /**
  * The fraud service: `node services/fraud/main.ts`. Exactly-once is always on: an alert is
  * written once, and the risk state and spend profiles move with the offsets they reflect.
- * Env: KAFKA_BOOTSTRAP_SERVERS (required), APPLICATION_ID (default "fraud"), STATE_DIR,
+ * Env: KAFKA_BOOTSTRAP_SERVERS (required), APPLICATION_ID (default "fraud"), STATE_DIR, SLUICE_GROUP_INSTANCE_ID and
+ * SESSION_TIMEOUT_MS (group membership: services/group-membership-env.ts),
  * PAYMENTS_TOPIC, CARDS_TOPIC, CUSTOMERS_TOPIC, ALERTS_TOPIC (defaults "payments", "cards",
  * "customers", "fraud-alerts"), HTTP_PORT (default 8080), COMMIT_INTERVAL_MS (default 1000);
  * PROCESSING_GUARANTEE may only be exactly_once (the chart's default).
@@ -14,6 +15,7 @@
  */
 import { createServer } from "node:http";
 import { RetriableError, StreamsApp } from "../../lib/index.ts";
+import { groupMembershipFromEnv } from "../group-membership-env.ts";
 import { defaultFraudConfig } from "./config.ts";
 import { cardRisk } from "./queries.ts";
 import { fraudTopology } from "./topology.ts";
@@ -39,6 +41,7 @@ const app = new StreamsApp(fraudTopology(config), {
   applicationId: env["APPLICATION_ID"] ?? "fraud",
   bootstrapServers,
   ...(env["STATE_DIR"] ? { stateDir: env["STATE_DIR"] } : {}),
+  ...groupMembershipFromEnv(),
   processingGuarantee: "exactly_once",
   commitIntervalMs: Number(env["COMMIT_INTERVAL_MS"] ?? 1000),
 });

@@ -1,6 +1,7 @@
 /**
  * The timeline service: `node services/timeline/main.ts`.
- * Env: KAFKA_BOOTSTRAP_SERVERS (required), APPLICATION_ID (default "timeline"), STATE_DIR,
+ * Env: KAFKA_BOOTSTRAP_SERVERS (required), APPLICATION_ID (default "timeline"), STATE_DIR, SLUICE_GROUP_INSTANCE_ID and
+ * SESSION_TIMEOUT_MS (group membership: services/group-membership-env.ts),
  * TWEETS_TOPIC (default "tweets"), FOLLOWS_TOPIC (default "follows"), HTTP_PORT (default 8080),
  * COMMIT_INTERVAL_MS (default 1000), PROCESSING_GUARANTEE. Stops cleanly on SIGTERM / Ctrl-C.
  *
@@ -13,6 +14,7 @@
  */
 import { createServer } from "node:http";
 import { RetriableError, StreamsApp } from "../../lib/index.ts";
+import { groupMembershipFromEnv } from "../group-membership-env.ts";
 import { TIMELINE_STORE, timelineTopology, type TimelineEntry } from "./topology.ts";
 
 const bootstrapServers = process.env["KAFKA_BOOTSTRAP_SERVERS"];
@@ -26,6 +28,7 @@ const app = new StreamsApp(
     applicationId: process.env["APPLICATION_ID"] ?? "timeline",
     bootstrapServers,
     ...(process.env["STATE_DIR"] ? { stateDir: process.env["STATE_DIR"] } : {}),
+    ...groupMembershipFromEnv(),
     processingGuarantee: process.env["PROCESSING_GUARANTEE"] === "exactly_once" ? "exactly_once" : "at_least_once",
     commitIntervalMs: Number(process.env["COMMIT_INTERVAL_MS"] ?? 1000),
   },

@@ -30,6 +30,10 @@ The container's environment: the contract between the chart and a service's main
 - name: SLUICE_GROUP_INSTANCE_ID
   value: "$(POD_NAME)"
 {{- end }}
+{{- if gt (int .Values.kafka.sessionTimeoutMs) 0 }}
+- name: SESSION_TIMEOUT_MS
+  value: {{ .Values.kafka.sessionTimeoutMs | int | quote }}
+{{- end }}
 {{- if gt $port 0 }}
 - name: HTTP_PORT
   value: {{ $port | quote }}

@@ -51,7 +51,7 @@ says what is wrong and what to change. Included once, by the StatefulSet.
 {{- if and .Values.metrics.serviceMonitor.enabled (not .Values.metrics.enabled) -}}
 {{- fail "metrics.serviceMonitor.enabled needs metrics.enabled" -}}
 {{- end -}}
-{{- $reserved := list "POD_NAME" "POD_NAMESPACE" "KAFKA_BOOTSTRAP_SERVERS" "APPLICATION_ID" "PROCESSING_GUARANTEE" "COMMIT_INTERVAL_MS" "STATE_DIR" "HTTP_PORT" "SLUICE_GROUP_INSTANCE_ID" "SLUICE_APPLICATION_SERVER" "SLUICE_SASL_MECHANISM" "SLUICE_SASL_USERNAME" "SLUICE_SASL_PASSWORD" "SLUICE_TLS" "SLUICE_TLS_CA_FILE" "SLUICE_TLS_CERT_FILE" "SLUICE_TLS_KEY_FILE" -}}
+{{- $reserved := list "POD_NAME" "POD_NAMESPACE" "KAFKA_BOOTSTRAP_SERVERS" "APPLICATION_ID" "PROCESSING_GUARANTEE" "COMMIT_INTERVAL_MS" "SESSION_TIMEOUT_MS" "STATE_DIR" "HTTP_PORT" "SLUICE_GROUP_INSTANCE_ID" "SLUICE_APPLICATION_SERVER" "SLUICE_SASL_MECHANISM" "SLUICE_SASL_USERNAME" "SLUICE_SASL_PASSWORD" "SLUICE_TLS" "SLUICE_TLS_CA_FILE" "SLUICE_TLS_CERT_FILE" "SLUICE_TLS_KEY_FILE" -}}
 {{- $names := keys .Values.env -}}
 {{- range .Values.secretEnv -}}
 {{- $names = append $names .name -}}
