@@ -33,5 +33,5 @@ describe("failover after kill -9 with a standby (exactly-once)", () => {
     expect(r.restoredByNewOwner, "records the new owner restored, against the standby's lag").toBeLessThanOrEqual(r.standbyLag!);
     expectExactlyOnce(r.verdict);
     expect(r.verdict.aggregate!.records).toBe(r.verdict.recordsIn);
-  });
+  }, 300_000);
 });

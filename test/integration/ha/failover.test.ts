@@ -30,5 +30,5 @@ describe("failover after kill -9 (exactly-once)", () => {
     expect(r.restoredByNewOwner, "changelog records the survivor replayed for the victim's tasks").toBeGreaterThan(0);
     expectExactlyOnce(r.verdict);
     expect(r.verdict.aggregate!.records).toBe(r.verdict.recordsIn);
-  });
+  }, 300_000);
 });

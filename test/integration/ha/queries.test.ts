@@ -91,5 +91,5 @@ describe("interactive queries across task moves (exactly-once)", () => {
       await querier.stop();
       await cluster.close();
     }
-  });
+  }, 300_000);
 });

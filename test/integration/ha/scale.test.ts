@@ -59,5 +59,5 @@ describe("scaling under continuous load (exactly-once)", () => {
     } finally {
       await cluster.close();
     }
-  });
+  }, 300_000);
 });

@@ -71,5 +71,5 @@ describe("per-task recovery (exactly-once)", () => {
     } finally {
       await cluster.close();
     }
-  });
+  }, 300_000);
 });
