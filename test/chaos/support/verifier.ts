@@ -33,6 +33,8 @@ export interface Verdict {
   recordsIn: number;
   recordsOut: number;
   duplicates: number;
+  /** Duplicates by the output partition they landed in (input partition = output partition). */
+  duplicatesByPartition: Record<number, number>;
   losses: number;
   /** Output values that no input record carried. */
   phantoms: number;
@@ -94,6 +96,17 @@ export async function verify(options: VerifyOptions): Promise<Verdict> {
     if (got < want) losses += want - got;
   }
   for (const [value, got] of seen) if (!expected.has(value)) phantoms += got;
+  // Every copy of a value beyond what the input holds is a duplicate where it landed.
+  const duplicatesByPartition: Record<number, number> = {};
+  const copies = new Map<string, number>();
+  for (const [partition, records] of committedOut.partitions) {
+    for (const r of records) {
+      const value = text(r.value);
+      const n = (copies.get(value) ?? 0) + 1;
+      copies.set(value, n);
+      if (expected.has(value) && n > expected.get(value)!) duplicatesByPartition[partition] = (duplicatesByPartition[partition] ?? 0) + 1;
+    }
+  }
 
   const misordered: number[] = [];
   for (const [partition, records] of input.partitions) {
@@ -128,7 +141,7 @@ export async function verify(options: VerifyOptions): Promise<Verdict> {
   }
 
   return {
-    recordsIn, recordsOut, duplicates, losses, phantoms, misordered,
+    recordsIn, recordsOut, duplicates, duplicatesByPartition, losses, phantoms, misordered,
     openTransactions: committedOut.unfinished, abortedRecords, abortedTransactions,
     groupMembers, offsetMismatches, aggregate,
   };
