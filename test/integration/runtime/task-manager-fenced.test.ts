@@ -84,7 +84,8 @@ describe("task manager: one task's producer is fenced", () => {
       const during = samples.filter((s) => s.at >= from && s.at <= to);
       expect(during.length).toBeGreaterThan(1);
       for (const partition of [0, 2]) {
-        expect(during.at(-1)!.offsets.get(partition)!).toBeGreaterThan(during[0]!.offsets.get(partition)!);
+        // A partition not committed yet at the first sample counts as -1.
+        expect(during.at(-1)!.offsets.get(partition) ?? -1).toBeGreaterThan(during[0]!.offsets.get(partition) ?? -1);
       }
       const restored = lines.filter((l) => l.message.startsWith("task recovered;")).map((l) => l.fields!["restored"]);
       console.log(`[task-manager] fenced ${ROGUE_ROUNDS} times: ${failed.length} recoveries of ${VICTIM} alone over ${((to - from) / 1000).toFixed(1)} s, records restored per recovery: ${restored.join(", ")}`);
