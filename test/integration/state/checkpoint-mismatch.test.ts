@@ -87,7 +87,9 @@ describe("a checkpoint that no longer fits the changelog wipes and fully restore
     const { input, applicationId, changelog, stateDir, written } = await firstRun();
     await admin.deleteTopics([changelog]);
     await waitFor("changelog deleted", async () => !(await admin.listTopics()).includes(changelog));
-    await admin.createTopics([{ name: changelog, partitions: 1, configs: { "cleanup.policy": "compact" } }]);
+    // Right after a deletion the broker may still refuse the name, or answer
+    // UNKNOWN_TOPIC_OR_PARTITION while the new topic's leader is elected: try again.
+    await waitFor("changelog recreated", () => admin.createTopics([{ name: changelog, partitions: 1, configs: { "cleanup.policy": "compact" } }]).then(() => true, () => false));
     // The recreated changelog holds only the first few updates: fewer offsets than the checkpoint.
     const kept = written.slice(0, 5);
     const producer = client.producer();
@@ -109,7 +111,9 @@ describe("a checkpoint that no longer fits the changelog wipes and fully restore
     // updates land after the checkpoint, then the log's start moves past it.
     await admin.deleteTopics([changelog]);
     await waitFor("changelog deleted", async () => !(await admin.listTopics()).includes(changelog));
-    await admin.createTopics([{ name: changelog, partitions: 1, configs: { "cleanup.policy": "compact,delete" } }]);
+    // Right after a deletion the broker may still refuse the name, or answer
+    // UNKNOWN_TOPIC_OR_PARTITION while the new topic's leader is elected: try again.
+    await waitFor("changelog recreated", () => admin.createTopics([{ name: changelog, partitions: 1, configs: { "cleanup.policy": "compact,delete" } }]).then(() => true, () => false));
     const later = Array.from({ length: 6 }, (_, i) => ({ topic: changelog, partition: 0, key: Buffer.from(`z${i}`), value: Serdes.int64().serialize(changelog, BigInt(100 + i)) }));
     const producer = client.producer();
     await producer.connect();
