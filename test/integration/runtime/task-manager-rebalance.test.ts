@@ -75,10 +75,13 @@ describe("task manager: a second instance joins (broker with the 3 s initial reb
       await load.stop();
 
       // What a logged about the assignment that gave three tasks away.
-      const assigned = linesA.filter((l) => l.message === "partitions assigned").at(-1)!;
+      // (On a loaded machine the group may rebalance once more; later assignments keep the same tasks.)
+      const assignments = linesA.filter((l) => l.message === "partitions assigned");
+      const move = assignments.findIndex((l) => (l.fields!["closed"] as string[]).length > 0);
       const kept = a.activeTasks();
-      expect(assigned.fields).toMatchObject({ kept, created: [], standbyToActive: [] });
-      expect([...(assigned.fields!["closed"] as string[]), ...kept].sort()).toEqual(Array.from({ length: TASKS }, (_, i) => `0_${i}`));
+      expect(assignments[move]!.fields).toMatchObject({ kept, created: [], standbyToActive: [] });
+      expect([...(assignments[move]!.fields!["closed"] as string[]), ...kept].sort()).toEqual(Array.from({ length: TASKS }, (_, i) => `0_${i}`));
+      for (const later of assignments.slice(move + 1)) expect(later.fields).toMatchObject({ kept, created: [], closed: [] });
       // The kept tasks restored nothing more than at a's own start.
       const restoredAfter = a.restoredRecordsByTask();
       for (const id of kept) expect(restoredAfter[id]).toBe(restoredBefore[id]);
