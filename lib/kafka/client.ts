@@ -3,7 +3,7 @@ import type { KafkaConfig, LogEntry } from "kafkajs";
 import { consoleLogger, type Logger } from "../observability/index.ts";
 import { KafkaAdmin as KafkajsAdmin } from "./admin.ts";
 import type { GroupConsumer, KafkaAdmin, KafkaProducer, TransactionalProducer } from "./boundary.ts";
-import { checkConnection, kafkaClientOf, type KafkaConnection } from "./config.ts";
+import { checkConnection, resolveKafkaClient, type KafkaConnection } from "./config.ts";
 import { GroupConsumer as KafkajsGroupConsumer, type GroupConsumerOptions } from "./consumer.ts";
 import { createPlatformaticClient } from "./platformatic/client.ts";
 import { KafkaProducer as KafkajsProducer, type ProducerOptions } from "./producer.ts";
@@ -53,7 +53,7 @@ const kafkajsCapabilities: ClientCapabilities = {
  */
 export function createKafkaClient(connection: KafkaConnection, logger: Logger = consoleLogger("sluice.kafka")): KafkaClient {
   checkConnection(connection);
-  return kafkaClientOf(connection) === "platformatic" ? createPlatformaticClient(connection, logger) : createKafkajsClient(connection, logger);
+  return resolveKafkaClient(connection.client) === "platformatic" ? createPlatformaticClient(connection, logger) : createKafkajsClient(connection, logger);
 }
 
 function createKafkajsClient(connection: KafkaConnection, logger: Logger): KafkaClient {

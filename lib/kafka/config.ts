@@ -15,12 +15,14 @@ export interface KafkaConnection {
   client?: KafkaClientName;
 }
 
-/** The client a connection asks for, checked: its own setting, else SLUICE_KAFKA_CLIENT, else kafkajs. */
-export function kafkaClientOf(connection: KafkaConnection): KafkaClientName {
+/**
+ * The client library to use, checked: `requested` (the app's kafkaClient setting), else
+ * the SLUICE_KAFKA_CLIENT environment variable (how the test suites pick one), else kafkajs.
+ */
+export function resolveKafkaClient(requested: unknown): KafkaClientName {
   const fromEnvironment = process.env.SLUICE_KAFKA_CLIENT;
-  const name = connection.client ?? (fromEnvironment === undefined || fromEnvironment === "" ? "kafkajs" : fromEnvironment);
-  if (!(kafkaClientNames as readonly string[]).includes(name)) {
-    const source = connection.client === undefined ? "SLUICE_KAFKA_CLIENT" : "kafkaClient";
+  const [name, source] = requested !== undefined ? [requested, "kafkaClient"] : fromEnvironment ? [fromEnvironment, "SLUICE_KAFKA_CLIENT"] : ["kafkajs", "kafkaClient"];
+  if (typeof name !== "string" || !(kafkaClientNames as readonly string[]).includes(name)) {
     throw new ConfigError(`${source} ${JSON.stringify(name)} is not a Kafka client Sluice has: use ${kafkaClientNames.map((n) => JSON.stringify(n)).join(" or ")}`);
   }
   return name as KafkaClientName;
@@ -38,7 +40,7 @@ export function checkConnection(connection: KafkaConnection): void {
       throw new ConfigError(`bootstrapServers entry ${JSON.stringify(broker)} is not "host:port", e.g. "localhost:9092"`);
     }
   }
-  kafkaClientOf(connection);
+  resolveKafkaClient(connection.client);
   const sasl = connection.sasl;
   if (sasl) {
     if (!["plain", "scram-sha-256", "scram-sha-512"].includes(sasl.mechanism)) {

@@ -5,7 +5,7 @@ export { kafkaClientNames } from "./boundary.ts";
 export type { GroupConsumerHandlers, GroupConsumerOptions } from "./consumer.ts";
 export type { ProducerOptions } from "./producer.ts";
 export type { TransactionState, TransactionalProducerOptions } from "./transactional-producer.ts";
-export { checkConnection, redactConnection, type KafkaConnection } from "./config.ts";
+export { checkConnection, redactConnection, resolveKafkaClient, type KafkaConnection } from "./config.ts";
 export { translateError } from "./errors.ts";
 export { readGroupLag, type GroupLag, type GroupLagConnection, type PartitionLag } from "./group-lag.ts";
 export type { BoundedRange, PartitionBounds, ReadRange } from "./changelog-reader.ts";

@@ -199,7 +199,20 @@ export class PlatformaticGroupConsumer {
   async disconnect(): Promise<void> {
     await this.stop();
     this.#unregister();
-    await this.#consumer.close(true).catch((error: unknown) => this.#logger.debug("consumer close failed", { error: String(error) }));
+    const consumer = this.#consumer;
+    try {
+      if (consumer.groupInstanceId) {
+        // A static member leaves without LeaveGroup (as the Java client closes one): its
+        // partitions wait for it until the session times out, and a restart with the same
+        // instance id takes them back without a rebalance. The client sends LeaveGroup
+        // only for a member id it still holds, and stops heartbeating once left.
+        consumer.memberId = null;
+        await consumer.leaveGroup(true);
+      }
+      await consumer.close(true);
+    } catch (error) {
+      this.#logger.debug("consumer close failed", { error: String(error) });
+    }
   }
 
   async #fetchLoop(): Promise<void> {

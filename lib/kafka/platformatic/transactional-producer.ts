@@ -31,10 +31,15 @@ export class PlatformaticTransactionalProducer {
   constructor(connection: KafkaConnection, options: TransactionalProducerOptions) {
     this.transactionalId = options.transactionalId;
     this.#connection = connection;
-    // The client sends its request timeout as the transaction timeout of InitProducerId.
+    // The client sends its request timeout as the transaction timeout of InitProducerId,
+    // and the producer id and epoch given here: without them it sends 0 and 0, which the
+    // coordinator takes for an older producer of an id that already has one (KIP-360) and
+    // fences, so a transactional id could never be taken over. -1 and -1 ask for a new epoch.
     this.#producer = new Producer({
       ...baseOptions(connection),
       timeout: options.transactionTimeoutMs,
+      producerId: -1n,
+      producerEpoch: -1,
       transactionalId: options.transactionalId,
       idempotent: true,
       acks: ProduceAcks.ALL,
