@@ -55,13 +55,9 @@ export class PlatformaticGroupConsumer {
       heartbeatInterval: options.heartbeatIntervalMs ?? 3_000,
       isolationLevel: options.readCommitted ? FetchIsolationLevels.READ_COMMITTED : FetchIsolationLevels.READ_UNCOMMITTED,
       ...(options.groupInstanceId ? { groupInstanceId: options.groupInstanceId } : {}),
-      ...(assignor
-        ? {
-          protocols: [{ name: assignor.name, version: 1 }],
-          protocolsMetadata: () => this.#beforeJoin(assignor),
-          partitionAssigner: toClientAssigner(assignor, logger),
-        }
-        : {}),
+      // Awaited by the client before every JoinGroup: the place of the beforeRejoin handler.
+      protocolsMetadata: () => this.#beforeJoin(assignor),
+      ...(assignor ? { protocols: [{ name: assignor.name, version: 1 }], partitionAssigner: toClientAssigner(assignor, logger) } : {}),
     });
     this.#fetcher = new LeaderFetcher(this.#consumer, { maxWaitMs: options.maxWaitTimeMs ?? 100, partitionMaxBytes: options.maxBytesPerPartition ?? 1_048_576 });
     this.#unregister = registerMember(options.groupId, () => {
@@ -128,7 +124,7 @@ export class PlatformaticGroupConsumer {
 
   // Runs before every JoinGroup the client sends: after the first, the member is about to
   // rejoin while the coordinator still accepts commits of the old generation.
-  async #beforeJoin(assignor: Assignor): Promise<Buffer> {
+  async #beforeJoin(assignor: Assignor | undefined): Promise<Buffer> {
     const hook = this.#handlers?.beforeRejoin;
     if (this.#hasJoined && hook) {
       this.#joined = false;
@@ -137,7 +133,7 @@ export class PlatformaticGroupConsumer {
       const limit = new Promise<void>((resolve) => (timer = setTimeout(resolve, (this.#options.sessionTimeoutMs ?? 30_000) / 2)));
       await Promise.race([hook().catch(() => undefined), limit]).finally(() => clearTimeout(timer));
     }
-    return assignor.userData();
+    return assignor?.userData() ?? Buffer.alloc(0);
   }
 
   #assign(assignment: TopicPartition[]): void {
