@@ -1,4 +1,5 @@
-import { Admin, ConfigResourceTypes, FetchIsolationLevels, ListOffsetTimestamps } from "@platformatic/kafka";
+import type { Admin } from "@platformatic/kafka";
+import { platformatic, EARLIEST, LATEST, READ_UNCOMMITTED, TOPIC_RESOURCE } from "./library.ts";
 import type { KafkaConnection } from "../config.ts";
 import type { GroupDescription, TopicPartitionOffset, TopicSpec } from "../types.ts";
 import { guard } from "./errors.ts";
@@ -9,7 +10,7 @@ export class PlatformaticAdmin {
   readonly #admin: Admin;
 
   constructor(connection: KafkaConnection) {
-    this.#admin = new Admin(baseOptions(connection, "-admin"));
+    this.#admin = new (platformatic().Admin)(baseOptions(connection, "-admin"));
   }
 
   connect(): Promise<void> {
@@ -88,7 +89,7 @@ export class PlatformaticAdmin {
 
   async describeTopicConfigs(topic: string): Promise<Record<string, string>> {
     const described = await guard(`describe configs of ${topic}`, () =>
-      this.#admin.describeConfigs({ includeSynonyms: false, resources: [{ resourceType: ConfigResourceTypes.TOPIC, resourceName: topic }] }),
+      this.#admin.describeConfigs({ includeSynonyms: false, resources: [{ resourceType: TOPIC_RESOURCE, resourceName: topic }] }),
     );
     const configs: Record<string, string> = {};
     for (const resource of described) for (const entry of resource.configs) if (typeof entry.value === "string") configs[entry.name] = entry.value;
@@ -102,10 +103,10 @@ export class PlatformaticAdmin {
     if (count === undefined) throw await guard(`list offsets of ${topic}`, () => Promise.reject(new Error(`UNKNOWN_TOPIC_OR_PARTITION: topic ${topic} does not exist`)));
     const ask = (timestamp: bigint) =>
       this.#admin.listOffsets({
-        isolationLevel: FetchIsolationLevels.READ_UNCOMMITTED,
+        isolationLevel: READ_UNCOMMITTED,
         topics: [{ name: topic, partitions: Array.from({ length: count }, (_, partitionIndex) => ({ partitionIndex, timestamp })) }],
       });
-    const [earliest, latest] = await guard(`list offsets of ${topic}`, () => Promise.all([ask(ListOffsetTimestamps.EARLIEST), ask(ListOffsetTimestamps.LATEST)]));
+    const [earliest, latest] = await guard(`list offsets of ${topic}`, () => Promise.all([ask(EARLIEST), ask(LATEST)]));
     const startOf = new Map(earliest[0]!.partitions.map((p) => [p.partitionIndex, Number(p.offset)]));
     return latest[0]!.partitions
       .map((p) => ({ partition: p.partitionIndex, earliest: startOf.get(p.partitionIndex) ?? 0, latest: Number(p.offset) }))

@@ -1,4 +1,5 @@
-import { Consumer, FetchIsolationLevels, ListOffsetTimestamps, offsetCommitV8, type GroupPartitionsAssigner } from "@platformatic/kafka";
+import type { Consumer, GroupPartitionsAssigner } from "@platformatic/kafka";
+import { platformatic, EARLIEST, LATEST, READ_COMMITTED, READ_UNCOMMITTED } from "./library.ts";
 import type { Logger } from "../../observability/index.ts";
 import type { KafkaConnection } from "../config.ts";
 import type { GroupConsumerHandlers, GroupConsumerOptions } from "../consumer.ts";
@@ -46,14 +47,14 @@ export class PlatformaticGroupConsumer {
     this.#options = options;
     this.#logger = logger;
     const assignor = options.assignor;
-    this.#consumer = new Consumer({
+    this.#consumer = new (platformatic().Consumer)({
       ...baseOptions(connection),
       groupId: options.groupId,
       autocommit: false,
       sessionTimeout: options.sessionTimeoutMs ?? 30_000,
       rebalanceTimeout: options.rebalanceTimeoutMs ?? 60_000,
       heartbeatInterval: options.heartbeatIntervalMs ?? 3_000,
-      isolationLevel: options.readCommitted ? FetchIsolationLevels.READ_COMMITTED : FetchIsolationLevels.READ_UNCOMMITTED,
+      isolationLevel: options.readCommitted ? READ_COMMITTED : READ_UNCOMMITTED,
       ...(options.groupInstanceId ? { groupInstanceId: options.groupInstanceId } : {}),
       // Awaited by the client before every JoinGroup: the place of the beforeRejoin handler.
       protocolsMetadata: () => this.#beforeJoin(assignor),
@@ -171,7 +172,7 @@ export class PlatformaticGroupConsumer {
       const connection = (await consumer.connectToBrokers([coordinator])).get(coordinator)!;
       const byTopic = new Map<string, TopicPartitionOffset[]>();
       for (const o of offsets) byTopic.set(o.topic, [...(byTopic.get(o.topic) ?? []), o]);
-      await offsetCommitV8.api.async(
+      await platformatic().offsetCommitV8.api.async(
         connection,
         this.groupId,
         consumer.generationId,
@@ -284,7 +285,7 @@ export class PlatformaticGroupConsumer {
     const offsets = await this.#consumer.listOffsets({
       topics: Object.keys(byTopic),
       partitions: byTopic,
-      timestamp: this.#fromBeginning ? ListOffsetTimestamps.EARLIEST : ListOffsetTimestamps.LATEST,
+      timestamp: this.#fromBeginning ? EARLIEST : LATEST,
     });
     for (const tp of partitions) {
       if (epochs && this.#epochs.get(key(tp)) !== epochs.get(key(tp))) continue;

@@ -1,4 +1,5 @@
-import { FetchIsolationLevels, type Consumer, type ClusterMetadata, type fetchV17 } from "@platformatic/kafka";
+import type { ClusterMetadata, Consumer, fetchV17 } from "@platformatic/kafka";
+import { READ_COMMITTED, READ_UNCOMMITTED } from "./library.ts";
 import type { TopicPartition } from "../types.ts";
 
 export interface FetchPosition extends TopicPartition {
@@ -76,7 +77,7 @@ export class LeaderFetcher {
         minBytes: 1,
         maxBytes: this.#options.partitionMaxBytes * Math.max(1, Math.min(wanted.length, 8)),
         maxWaitTime: this.#options.maxWaitMs,
-        isolationLevel: readCommitted ? FetchIsolationLevels.READ_COMMITTED : FetchIsolationLevels.READ_UNCOMMITTED,
+        isolationLevel: readCommitted ? READ_COMMITTED : READ_UNCOMMITTED,
       });
       const result: FetchedPartition[] = [];
       for (const { topicId, partitions } of response.responses) {

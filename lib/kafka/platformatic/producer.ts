@@ -1,4 +1,5 @@
-import { compatibilityPartitioner, ProduceAcks, Producer, type MessageToProduce, type ProduceResult } from "@platformatic/kafka";
+import type { MessageToProduce, Partitioner, ProduceResult, Producer } from "@platformatic/kafka";
+import { platformatic, ACKS_ALL } from "./library.ts";
 import type { KafkaConnection } from "../config.ts";
 import { chunkRecords } from "../messages.ts";
 import type { ProducerOptions } from "../producer.ts";
@@ -23,7 +24,8 @@ export function toMessages(records: OutgoingRecord[]): MessageToProduce[] {
   });
 }
 
-export const partitioner = compatibilityPartitioner;
+/** The Java client's rule (the library's compatibilityPartitioner, loaded on first use). */
+export const partitioner: Partitioner<Buffer, Buffer, Buffer, Buffer> = (message, key) => platformatic().compatibilityPartitioner(message, key);
 
 /** Adds one acknowledged chunk's last offsets (base offset + records sent there - 1) to `into`. */
 export function addLastOffsets(into: LastOffsets, chunk: OutgoingRecord[], result: ProduceResult): void {
@@ -45,7 +47,7 @@ export class PlatformaticProducer {
   readonly #producer: Producer;
 
   constructor(connection: KafkaConnection, options: ProducerOptions = {}) {
-    this.#producer = new Producer({ ...baseOptions(connection), idempotent: options.idempotent ?? false, acks: ProduceAcks.ALL, partitioner });
+    this.#producer = new (platformatic().Producer)({ ...baseOptions(connection), idempotent: options.idempotent ?? false, acks: ACKS_ALL, partitioner });
   }
 
   connect(): Promise<void> {
@@ -62,7 +64,7 @@ export class PlatformaticProducer {
   async send(records: OutgoingRecord[]): Promise<LastOffsets> {
     const written: LastOffsets = new Map();
     for (const chunk of chunkRecords(records)) {
-      const result = await guard("produce records", () => this.#producer.send({ messages: toMessages(chunk), acks: ProduceAcks.ALL }));
+      const result = await guard("produce records", () => this.#producer.send({ messages: toMessages(chunk), acks: ACKS_ALL }));
       addLastOffsets(written, chunk, result);
     }
     return written;

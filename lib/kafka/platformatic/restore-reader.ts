@@ -1,4 +1,5 @@
-import { Consumer, FetchIsolationLevels, ListOffsetTimestamps } from "@platformatic/kafka";
+import type { Consumer } from "@platformatic/kafka";
+import { platformatic, EARLIEST, LATEST, READ_COMMITTED, READ_UNCOMMITTED } from "./library.ts";
 import type { Logger } from "../../observability/index.ts";
 import type { BoundedRange, PartitionBounds } from "../changelog-reader.ts";
 import type { KafkaConnection } from "../config.ts";
@@ -27,7 +28,7 @@ export class RestoreReader {
 
   constructor(connection: KafkaConnection, logger: Logger) {
     // The group id is never joined: the client requires one for every Consumer.
-    this.#consumer = new Consumer({ ...baseOptions(connection, "-restore"), groupId: `${connection.clientId}-restore-reader` });
+    this.#consumer = new (platformatic().Consumer)({ ...baseOptions(connection, "-restore"), groupId: `${connection.clientId}-restore-reader` });
     this.#logger = logger;
     this.#fetcher = new LeaderFetcher(this.#consumer, { maxWaitMs: FETCH_WAIT_MS, partitionMaxBytes: PARTITION_FETCH_BYTES });
   }
@@ -43,10 +44,10 @@ export class RestoreReader {
         topics,
         partitions: byTopic,
         timestamp,
-        isolationLevel: committed ? FetchIsolationLevels.READ_COMMITTED : FetchIsolationLevels.READ_UNCOMMITTED,
+        isolationLevel: committed ? READ_COMMITTED : READ_UNCOMMITTED,
       });
     const [starts, ends, highs] = await guard(`list offsets of ${topics.join(", ")}`, () =>
-      Promise.all([ask(ListOffsetTimestamps.EARLIEST, false), ask(ListOffsetTimestamps.LATEST, readCommitted), readCommitted ? ask(ListOffsetTimestamps.LATEST, false) : null]),
+      Promise.all([ask(EARLIEST, false), ask(LATEST, readCommitted), readCommitted ? ask(LATEST, false) : null]),
     );
     for (const p of partitions) {
       const end = Number(ends.get(p.topic)?.[p.partition] ?? 0n);

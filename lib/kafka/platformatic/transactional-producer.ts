@@ -1,4 +1,5 @@
-import { Admin, FindCoordinatorKeyTypes, Producer, ProduceAcks, txnOffsetCommitV3, type Consumer } from "@platformatic/kafka";
+import type { Admin, Consumer, Producer } from "@platformatic/kafka";
+import { platformatic, ACKS_ALL, GROUP_COORDINATOR } from "./library.ts";
 import { CommitUncertainError, FatalError } from "../../errors/index.ts";
 import type { KafkaConnection } from "../config.ts";
 import { chunkRecords } from "../messages.ts";
@@ -35,14 +36,14 @@ export class PlatformaticTransactionalProducer {
     // and the producer id and epoch given here: without them it sends 0 and 0, which the
     // coordinator takes for an older producer of an id that already has one (KIP-360) and
     // fences, so a transactional id could never be taken over. -1 and -1 ask for a new epoch.
-    this.#producer = new Producer({
+    this.#producer = new (platformatic().Producer)({
       ...baseOptions(connection),
       timeout: options.transactionTimeoutMs,
       producerId: -1n,
       producerEpoch: -1,
       transactionalId: options.transactionalId,
       idempotent: true,
-      acks: ProduceAcks.ALL,
+      acks: ACKS_ALL,
       partitioner,
     });
   }
@@ -76,7 +77,7 @@ export class PlatformaticTransactionalProducer {
     try {
       for (const chunk of chunkRecords(records)) {
         this.#touched = true;
-        addLastOffsets(written, chunk, await transaction.send({ messages: toMessages(chunk), acks: ProduceAcks.ALL }));
+        addLastOffsets(written, chunk, await transaction.send({ messages: toMessages(chunk), acks: ACKS_ALL }));
       }
       return written;
     } catch (error) {
@@ -98,7 +99,7 @@ export class PlatformaticTransactionalProducer {
       const connection = connections.get(coordinator)!;
       const byTopic = new Map<string, TopicPartitionOffset[]>();
       for (const o of offsets) byTopic.set(o.topic, [...(byTopic.get(o.topic) ?? []), o]);
-      await txnOffsetCommitV3.api.async(
+      await platformatic().txnOffsetCommitV3.api.async(
         connection,
         this.transactionalId,
         groupId,
@@ -158,8 +159,8 @@ export class PlatformaticTransactionalProducer {
   async #groupCoordinator(groupId: string): Promise<number> {
     const known = this.#coordinators.get(groupId);
     if (known !== undefined) return known;
-    this.#admin ??= new Admin(baseOptions(this.#connection, "-coordinator"));
-    const [found] = await this.#admin.findCoordinator({ keyType: FindCoordinatorKeyTypes.GROUP, keys: [groupId] });
+    this.#admin ??= new (platformatic().Admin)(baseOptions(this.#connection, "-coordinator"));
+    const [found] = await this.#admin.findCoordinator({ keyType: GROUP_COORDINATOR, keys: [groupId] });
     if (!found) throw new FatalError(`no coordinator found for group ${groupId}`);
     this.#coordinators.set(groupId, found.nodeId);
     return found.nodeId;
