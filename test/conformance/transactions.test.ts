@@ -94,6 +94,8 @@ describe.each(adapters)("the %s adapter's transactions", (name) => {
     expect([open.end, open.highWatermark]).toEqual([5, 6]);
     await producer.abort();
     await producer.close();
+    // The abort marker lands after abort() returns (Kafka 4 writes markers after EndTxn answers).
+    await waitFor("the abort marker", async () => (await client.partitionBounds([{ topic, partition: 0 }], true)).get(`${topic}:0`)!.end === 7);
     const planned: number[] = [];
     const read: FetchedRecord[] = [];
     await client.readToEnd([{ topic, partition: 0, from: 0 }], (_r, records) => void read.push(...records), true, (n) => void planned.push(n));
