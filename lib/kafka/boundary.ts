@@ -19,6 +19,6 @@ export type KafkaProducer = PublicShape<KafkajsProducer>;
 /** One transactional producer, as a state machine that refuses illegal calls. */
 export type TransactionalProducer = PublicShape<KafkajsTransactionalProducer>;
 
-/** The client libraries behind the boundary. */
-export const kafkaClientNames = ["kafkajs", "platformatic"] as const;
-export type KafkaClientName = (typeof kafkaClientNames)[number];
+/** The client libraries behind the boundary: kafkajs, or @platformatic/kafka. */
+export type KafkaClientName = "kafkajs" | "platformatic";
+export const kafkaClientNames: readonly KafkaClientName[] = ["kafkajs", "platformatic"];
