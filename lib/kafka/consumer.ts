@@ -22,11 +22,6 @@ export interface GroupConsumerOptions {
   maxBytesPerPartition?: number;
   maxWaitTimeMs?: number;
   assignor?: Assignor;
-  /**
-   * group.instance.id (static membership, KIP-345), for clients whose capabilities say
-   * `staticMembership`; the others join as dynamic members.
-   */
-  groupInstanceId?: string;
 }
 
 export interface GroupConsumerHandlers {

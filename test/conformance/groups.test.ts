@@ -6,13 +6,18 @@ import { adapters, clientFor, Member, text, uniqueName, waitFor } from "./suppor
  * An assignor like the engine's in shape: each member says in its user data which
  * partitions it wants; the leader gives each its wish and the rest to the first member.
  * Every member ending up with what it asked for proves user data reached the leader and
- * the leader's plan reached the members.
+ * the leader's plan reached the members. The plan is computed asynchronously (the engine's
+ * reads end offsets first) and gives each member bytes of its own: the member id it was
+ * planned for and the generation of the plan, counted per assignor.
  */
-function wishAssignor(wanted: number[]): Assignor {
+function wishAssignor(wanted: number[]): Assignor & { plans: number } {
   return {
     name: "conformance-wishes",
     userData: () => Buffer.from(JSON.stringify(wanted)),
-    assign(members, partitionCounts) {
+    plans: 0,
+    async assign(members, partitionCounts) {
+      await new Promise((resolve) => setImmediate(resolve));
+      const round = ++this.plans;
       const plan = new Map<string, TopicPartition[]>(members.map((m) => [m.memberId, []]));
       const sorted = [...members].sort((a, b) => a.memberId.localeCompare(b.memberId));
       for (const [topic, count] of partitionCounts) {
@@ -21,7 +26,7 @@ function wishAssignor(wanted: number[]): Assignor {
           plan.get(wisher.memberId)!.push({ topic, partition });
         }
       }
-      return plan;
+      return new Map([...plan].map(([memberId, partitions]) => [memberId, { partitions, userData: Buffer.from(`${memberId}#${round}`) }]));
     },
   };
 }
@@ -51,11 +56,18 @@ describe.each(adapters)("the %s adapter's group membership", (name) => {
     const groupId = uniqueName("handover");
     const first = await start(new Member(client, { groupId, readCommitted: false, assignor: wishAssignor([0]) }), topic);
     await waitFor("the first member owns everything", () => first.owns().length === 3);
-    const second = await start(new Member(client, { groupId, readCommitted: false, assignor: wishAssignor([1, 2]) }), topic);
-    await waitFor("the wishes are granted", () => first.owns().join() === `${topic}:0` && second.owns().join() === `${topic}:1,${topic}:2`);
+    // A sole member runs the assignor too, and receives its bytes.
     const admin = client.admin();
     await admin.connect();
-    expect((await admin.describeGroup(groupId)).members).toHaveLength(2);
+    const [alone] = (await admin.describeGroup(groupId)).members;
+    expect(first.assignmentUserData.split("#")[0]).toBe(alone!.memberId);
+    const second = await start(new Member(client, { groupId, readCommitted: false, assignor: wishAssignor([1, 2]) }), topic);
+    await waitFor("the wishes are granted", () => first.owns().join() === `${topic}:0` && second.owns().join() === `${topic}:1,${topic}:2`);
+    const members = (await admin.describeGroup(groupId)).members.map((m) => m.memberId).sort();
+    expect(members).toHaveLength(2);
+    // Each member got the bytes planned for it alone.
+    const planned = [first, second].map((m) => m.assignmentUserData.split("#")[0]);
+    expect([...planned].sort()).toEqual(members);
 
     // Records produced now reach the member that owns their partition.
     const producer = client.producer();
@@ -64,6 +76,14 @@ describe.each(adapters)("the %s adapter's group membership", (name) => {
     await producer.disconnect();
     await waitFor("each member reads its partitions", () => first.records.length === 1 && second.records.length === 2);
     expect(first.records.map((r) => r.partition)).toEqual([0]);
+
+    // A requested rejoin (of both, so the leader's makes a rebalance) brings a new plan.
+    const rounds = () => [first, second].map((m) => Number(m.assignmentUserData.split("#")[1]));
+    const [firstRound, secondRound] = rounds();
+    first.consumer.rejoin();
+    second.consumer.rejoin();
+    await waitFor("a new plan after the requested rejoin", () => rounds()[0]! > firstRound! && rounds()[1]! > secondRound!);
+    expect(first.owns().join()).toBe(`${topic}:0`);
 
     await first.stop();
     started.splice(started.indexOf(first), 1);

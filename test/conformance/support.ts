@@ -23,6 +23,8 @@ export class Member {
   readonly records: FetchedRecord[] = [];
   readonly positions = new Map<string, { next: number; end: number }>();
   assignment: TopicPartition[] = [];
+  /** The userData of the last assignment, as text. */
+  assignmentUserData = "";
   assignments = 0;
   rebalances = 0;
   rejoinHooks = 0;
@@ -36,8 +38,9 @@ export class Member {
     await this.consumer.connect();
     await this.consumer.subscribe(topics, true);
     await this.consumer.run({
-      onAssigned: (partitions) => {
+      onAssigned: (partitions, userData) => {
         this.assignment = partitions;
+        this.assignmentUserData = userData.toString();
         this.assignments++;
       },
       onRebalancing: () => void this.rebalances++,

@@ -11,8 +11,10 @@ import { PlatformaticTransactionalProducer } from "./transactional-producer.ts";
 // What this adapter does with @platformatic/kafka 2.12:
 // - TxnOffsetCommit v3 with the group generation, member id and instance id (KIP-447),
 //   when the process holds one member of the group (group-members.ts);
-// - JoinGroup with group.instance.id when the consumer is given one (KIP-345); the
-//   client still sends LeaveGroup on close, so a clean shutdown rebalances;
+// - JoinGroup with group.instance.id when the consumer is given one (KIP-345); a static
+//   member closes without LeaveGroup (consumer.ts);
+// - the engine's asynchronous assignor with per-member assignment userData, and rejoin()
+//   on request, through the client's SyncGroup and Heartbeat calls (group-protocol.ts);
 // - the beforeRejoin handler runs (awaited) before every rejoin, through the client's
 //   protocolsMetadata callback, which it awaits before each JoinGroup.
 // Cooperative rebalancing is offered by the client only for its own cooperative-sticky

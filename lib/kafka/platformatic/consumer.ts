@@ -3,10 +3,11 @@ import { platformatic, EARLIEST, LATEST, READ_COMMITTED, READ_UNCOMMITTED } from
 import type { Logger } from "../../observability/index.ts";
 import type { KafkaConnection } from "../config.ts";
 import type { GroupConsumerHandlers, GroupConsumerOptions } from "../consumer.ts";
-import type { Assignor, TopicPartition, TopicPartitionOffset } from "../types.ts";
+import type { Assignor, AssignorMember, TopicPartition, TopicPartitionOffset } from "../types.ts";
 import { guard, protocolErrorName, translate } from "./errors.ts";
 import { LeaderFetcher, type FetchPosition } from "./fetcher.ts";
 import { registerMember } from "./group-members.ts";
+import { hookGroupProtocol } from "./group-protocol.ts";
 import { baseOptions } from "./options.ts";
 import { decodePartition } from "./records.ts";
 
@@ -16,7 +17,8 @@ const RETRY_WAIT_MS = 250;
 
 /**
  * A consumer-group member on @platformatic/kafka. The client's Consumer does the group
- * protocol (join, sync with the engine's assignor, heartbeats, static membership); the
+ * protocol (join, sync, heartbeats, static membership), with its sync and heartbeat
+ * wrapped (group-protocol.ts) so the engine's assignor runs as it does on kafkajs; the
  * records are fetched here by offset with Consumer.fetch, because the client's message
  * stream has no per-partition pause, resume or seek and does not drop aborted records
  * by the Java client's rule. Offsets are committed with OffsetCommit v8 carrying the
@@ -42,6 +44,12 @@ export class PlatformaticGroupConsumer {
   #running = false;
   #loop: Promise<void> | null = null;
   #wake: (() => void) | null = null;
+  // The userData of the last assignment received, taken by the next onAssigned.
+  #assignmentUserData: Buffer = Buffer.alloc(0);
+  // What this member last sent the leader, and the members the client last gave the assigner.
+  #subscriptionUserData: Buffer = Buffer.alloc(0);
+  #members: AssignorMember[] | null = null;
+  #rejoinRequested = false;
 
   constructor(connection: KafkaConnection, options: GroupConsumerOptions, logger: Logger) {
     this.#options = options;
@@ -58,7 +66,12 @@ export class PlatformaticGroupConsumer {
       ...(options.groupInstanceId ? { groupInstanceId: options.groupInstanceId } : {}),
       // Awaited by the client before every JoinGroup: the place of the beforeRejoin handler.
       protocolsMetadata: () => this.#beforeJoin(assignor),
-      ...(assignor ? { protocols: [{ name: assignor.name, version: 1 }], partitionAssigner: toClientAssigner(assignor, logger) } : {}),
+      ...(assignor ? { protocols: [{ name: assignor.name, version: 1 }], partitionAssigner: this.#collectMembers } : {}),
+    });
+    hookGroupProtocol(this.#consumer, {
+      ...(assignor ? { assign: (generationId: number) => this.#assignAll(assignor, generationId) } : {}),
+      onAssignmentUserData: (userData) => (this.#assignmentUserData = userData),
+      rejoinRequested: () => this.#rejoinRequested,
     });
     this.#fetcher = new LeaderFetcher(this.#consumer, { maxWaitMs: options.maxWaitTimeMs ?? 100, partitionMaxBytes: options.maxBytesPerPartition ?? 1_048_576 });
     this.#unregister = registerMember(options.groupId, () => {
@@ -100,7 +113,9 @@ export class PlatformaticGroupConsumer {
       this.#assign(assignment);
       this.#joined = true;
       this.#hasJoined = true;
-      handlers.onAssigned(assignment);
+      const userData = this.#assignmentUserData;
+      this.#assignmentUserData = Buffer.alloc(0);
+      handlers.onAssigned(assignment, userData);
       this.#wake?.();
     });
     consumer.on("consumer:group:rebalance", () => {
@@ -126,6 +141,7 @@ export class PlatformaticGroupConsumer {
   // Runs before every JoinGroup the client sends: after the first, the member is about to
   // rejoin while the coordinator still accepts commits of the old generation.
   async #beforeJoin(assignor: Assignor | undefined): Promise<Buffer> {
+    this.#rejoinRequested = false;
     const hook = this.#handlers?.beforeRejoin;
     if (this.#hasJoined && hook) {
       this.#joined = false;
@@ -134,7 +150,39 @@ export class PlatformaticGroupConsumer {
       const limit = new Promise<void>((resolve) => (timer = setTimeout(resolve, (this.#options.sessionTimeoutMs ?? 30_000) / 2)));
       await Promise.race([hook().catch(() => undefined), limit]).finally(() => clearTimeout(timer));
     }
-    return assignor?.userData() ?? Buffer.alloc(0);
+    this.#subscriptionUserData = assignor?.userData() ?? Buffer.alloc(0);
+    return this.#subscriptionUserData;
+  }
+
+  /**
+   * Makes this member rejoin the group soon (its next heartbeat), sending fresh
+   * subscription userData: a rebalance follows when that data changed (or it leads).
+   */
+  rejoin(): void {
+    if (this.#joined) this.#rejoinRequested = true;
+  }
+
+  // The client's synchronous assigner only notes the members (it is not called at all for a
+  // sole member); the assignment itself is computed when the leader sends SyncGroup.
+  readonly #collectMembers: GroupPartitionsAssigner = (_leader, members) => {
+    this.#members = [...members.values()].map((m) => ({ memberId: m.memberId, userData: toBuffer(m.metadata) }));
+    return [...members.keys()].map((memberId) => ({ memberId, assignments: new Map() }));
+  };
+
+  async #assignAll(assignor: Assignor, generationId: number): Promise<{ memberId: string; assignment: Buffer }[]> {
+    const members = this.#members ?? [{ memberId: this.#consumer.memberId ?? "", userData: this.#subscriptionUserData }];
+    this.#members = null;
+    const metadata = await this.#consumer.metadata({ topics: this.#topics });
+    const counts = new Map<string, number>();
+    for (const topic of this.#topics) counts.set(topic, metadata.topics.get(topic)?.partitionsCount ?? 0);
+    const plan = await assignor.assign(members, counts);
+    this.#logger.debug("assigned partitions", { members: members.length, topics: counts.size, generationId });
+    return [...plan].map(([memberId, { partitions, userData }]) => {
+      const byTopic = new Map<string, number[]>();
+      for (const { topic, partition } of partitions) byTopic.set(topic, [...(byTopic.get(topic) ?? []), partition]);
+      const assignedPartitions = [...byTopic].map(([topic, ps]) => ({ topic, partitions: ps }));
+      return { memberId, assignment: platformatic().encodeConsumerProtocolAssignment({ version: 0, assignedPartitions, userData: userData ?? Buffer.alloc(0) }) };
+    });
   }
 
   #assign(assignment: TopicPartition[]): void {
@@ -307,28 +355,6 @@ export class PlatformaticGroupConsumer {
       };
     });
   }
-}
-
-// The group leader runs the engine's assignor over the members' user data. (The client
-// skips the assignor when the group has one member and assigns it every partition, which
-// is what the engine's assignor does for a sole member too.)
-function toClientAssigner(assignor: Assignor, logger: Logger): GroupPartitionsAssigner {
-  return (_leader, members, topics, metadata) => {
-    const counts = new Map<string, number>();
-    for (const topic of topics) counts.set(topic, metadata.topics.get(topic)?.partitionsCount ?? 0);
-    const decoded = [...members.values()].map((m) => ({ memberId: m.memberId, userData: toBuffer(m.metadata) }));
-    const plan = assignor.assign(decoded, counts);
-    logger.debug("assigned partitions", { members: members.size, topics: topics.size });
-    return [...plan].map(([memberId, partitions]) => {
-      const assignments = new Map<string, { topic: string; partitions: number[] }>();
-      for (const { topic, partition } of partitions) {
-        const entry = assignments.get(topic) ?? { topic, partitions: [] };
-        entry.partitions.push(partition);
-        assignments.set(topic, entry);
-      }
-      return { memberId, assignments };
-    });
-  };
 }
 
 function toBuffer(metadata: Buffer | string | undefined | null): Buffer {
