@@ -47,8 +47,9 @@ export default defineConfig({
       {
         test: {
           name: "integration",
-          // test/package: the packed package installed into a project outside the repo.
-          include: ["test/integration/**/*.test.ts", "test/package/**/*.test.ts"],
+          // test/package: the packed package installed into a project outside the repo;
+          // test/conformance: the Kafka boundary, once per client adapter (docs/runtime.md).
+          include: ["test/integration/**/*.test.ts", "test/package/**/*.test.ts", "test/conformance/**/*.test.ts"],
           exclude: ["**/node_modules/**", ...(inContainers ? containerTier : needsEngine)],
           ...brokerTier,
         },

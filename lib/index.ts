@@ -140,7 +140,7 @@ export type { LogLevel, Logger } from "./observability/index.ts";
 export { METRICS, json, type InstanceStatus, type MetricDefinition, type MetricKind, type MetricsRecordingLevel, type RouteHandler, type Router } from "./observability/index.ts";
 
 // Consumer-group lag (what an autoscaler reads; services/autoscaler)
-export { readGroupLag, type GroupLag, type GroupLagConnection, type PartitionLag } from "./kafka/index.ts";
+export { readGroupLag, type GroupLag, type GroupLagConnection, type KafkaClientName, type PartitionLag } from "./kafka/index.ts";
 
 // Running an application
 export {

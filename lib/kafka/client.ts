@@ -1,15 +1,17 @@
 import { Kafka, logLevel as ClientLogLevel } from "./kafkajs.ts";
 import type { KafkaConfig, LogEntry } from "kafkajs";
 import { consoleLogger, type Logger } from "../observability/index.ts";
-import { KafkaAdmin } from "./admin.ts";
-import { checkConnection, type KafkaConnection } from "./config.ts";
-import { GroupConsumer, type GroupConsumerOptions } from "./consumer.ts";
-import { KafkaProducer, type ProducerOptions } from "./producer.ts";
-import { TransactionalProducer, type TransactionalProducerOptions } from "./transactional-producer.ts";
+import { KafkaAdmin as KafkajsAdmin } from "./admin.ts";
+import type { GroupConsumer, KafkaAdmin, KafkaProducer, TransactionalProducer } from "./boundary.ts";
+import { checkConnection, resolveKafkaClient, type KafkaConnection } from "./config.ts";
+import { GroupConsumer as KafkajsGroupConsumer, type GroupConsumerOptions } from "./consumer.ts";
+import { createPlatformaticClient } from "./platformatic/client.ts";
+import { KafkaProducer as KafkajsProducer, type ProducerOptions } from "./producer.ts";
+import { TransactionalProducer as KafkajsTransactionalProducer, type TransactionalProducerOptions } from "./transactional-producer.ts";
 import { ChangelogReader, type BoundedRange, type PartitionBounds, type ReadRange } from "./changelog-reader.ts";
 import type { ClientCapabilities, FetchedRecord, TopicPartition } from "./types.ts";
 
-/** The one door to Kafka. A second client library would implement this same shape. */
+/** The one door to Kafka; every client adapter implements this same shape. */
 export interface KafkaClient {
   readonly capabilities: ClientCapabilities;
   admin(): KafkaAdmin;
@@ -45,8 +47,16 @@ const kafkajsCapabilities: ClientCapabilities = {
   revocationHook: false,
 };
 
+/**
+ * The client of `connection.client` (default: the SLUICE_KAFKA_CLIENT environment variable,
+ * else kafkajs). Callers never learn which one it is, only its capabilities.
+ */
 export function createKafkaClient(connection: KafkaConnection, logger: Logger = consoleLogger("sluice.kafka")): KafkaClient {
   checkConnection(connection);
+  return resolveKafkaClient(connection.client) === "platformatic" ? createPlatformaticClient(connection, logger) : createKafkajsClient(connection, logger);
+}
+
+function createKafkajsClient(connection: KafkaConnection, logger: Logger): KafkaClient {
   const config: KafkaConfig = {
     clientId: connection.clientId,
     brokers: connection.brokers,
@@ -64,10 +74,10 @@ export function createKafkaClient(connection: KafkaConnection, logger: Logger = 
   const restoreReader = () => (reader ??= new ChangelogReader(kafka, logger));
   return {
     capabilities: kafkajsCapabilities,
-    admin: () => new KafkaAdmin(kafka),
-    producer: (options) => new KafkaProducer(kafka, options),
-    transactionalProducer: (options) => new TransactionalProducer(kafka, options),
-    consumer: (options) => new GroupConsumer(kafka, options, logger),
+    admin: () => new KafkajsAdmin(kafka),
+    producer: (options) => new KafkajsProducer(kafka, options),
+    transactionalProducer: (options) => new KafkajsTransactionalProducer(kafka, options),
+    consumer: (options) => new KafkajsGroupConsumer(kafka, options, logger),
     partitionBounds: (partitions, readCommitted) => restoreReader().bounds(partitions, readCommitted),
     readRanges: (ranges, onRecords, readCommitted) => restoreReader().read(ranges, onRecords, readCommitted),
     async readToEnd(ranges, onRecords, readCommitted, onPlan) {

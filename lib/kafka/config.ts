@@ -1,4 +1,5 @@
 import { ConfigError } from "../errors/index.ts";
+import { kafkaClientNames, type KafkaClientName } from "./boundary.ts";
 
 /** Connection settings passed through to the client; TLS and SASL are optional. */
 export interface KafkaConnection {
@@ -10,6 +11,21 @@ export interface KafkaConnection {
   requestTimeoutMs?: number;
   /** Retries of a failed request or connection before it fails (default 8, ~34 s in all); tools that should fail fast lower it. */
   retries?: number;
+  /** The client library behind the boundary; default: SLUICE_KAFKA_CLIENT, else "kafkajs". */
+  client?: KafkaClientName;
+}
+
+/**
+ * The client library to use, checked: `requested` (the app's kafkaClient setting), else
+ * the SLUICE_KAFKA_CLIENT environment variable (how the test suites pick one), else kafkajs.
+ */
+export function resolveKafkaClient(requested: unknown): KafkaClientName {
+  const fromEnvironment = process.env.SLUICE_KAFKA_CLIENT;
+  const [name, source] = requested !== undefined ? [requested, "kafkaClient"] : fromEnvironment ? [fromEnvironment, "SLUICE_KAFKA_CLIENT"] : ["kafkajs", "kafkaClient"];
+  if (typeof name !== "string" || !(kafkaClientNames as readonly string[]).includes(name)) {
+    throw new ConfigError(`${source} ${JSON.stringify(name)} is not a Kafka client Sluice has: use ${kafkaClientNames.map((n) => JSON.stringify(n)).join(" or ")}`);
+  }
+  return name as KafkaClientName;
 }
 
 const hostPort = /^[^\s:]+:\d{1,5}$/;
@@ -24,6 +40,7 @@ export function checkConnection(connection: KafkaConnection): void {
       throw new ConfigError(`bootstrapServers entry ${JSON.stringify(broker)} is not "host:port", e.g. "localhost:9092"`);
     }
   }
+  resolveKafkaClient(connection.client);
   const sasl = connection.sasl;
   if (sasl) {
     if (!["plain", "scram-sha-256", "scram-sha-512"].includes(sasl.mechanism)) {

@@ -1,7 +1,7 @@
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ConfigError, type ExceptionHandlerConfig } from "../errors/index.ts";
-import { checkConnection, invalidGroupInstanceId, type KafkaConnection } from "../kafka/index.ts";
+import { checkConnection, invalidGroupInstanceId, resolveKafkaClient, type KafkaClientName, type KafkaConnection } from "../kafka/index.ts";
 import type { Logger, MeterProvider, MetricsRecordingLevel, TracerProvider } from "../observability/index.ts";
 
 export type ProcessingGuarantee = "at_least_once" | "exactly_once";
@@ -50,6 +50,12 @@ export interface StreamsConfig {
    */
   maxTaskIdleMs?: number;
   clientId?: string;
+  /**
+   * The Kafka client library behind Sluice: "kafkajs" or "platformatic" (@platformatic/kafka).
+   * Default: the SLUICE_KAFKA_CLIENT environment variable, else "kafkajs". The engine asks
+   * the client what it can do (docs/runtime.md, Kafka clients), never which one it is.
+   */
+  kafkaClient?: KafkaClientName;
   ssl?: KafkaConnection["ssl"];
   sasl?: KafkaConnection["sasl"];
   /**
@@ -175,6 +181,7 @@ export function resolveConfig(config: StreamsConfig): ResolvedConfig {
     maxRecordsPerLoop: config.maxRecordsPerLoop ?? 1000,
     maxTaskIdleMs: config.maxTaskIdleMs ?? 0,
     clientId: config.clientId ?? applicationId,
+    kafkaClient: resolveKafkaClient(config.kafkaClient),
     sessionTimeoutMs: config.sessionTimeoutMs ?? 10_000,
     heartbeatIntervalMs: config.heartbeatIntervalMs ?? 1_000,
     replicationFactor: config.replicationFactor ?? -1,
@@ -282,7 +289,7 @@ function positive(name: string, value: unknown): void {
 }
 
 export function connectionOf(config: ResolvedConfig, suffix = ""): KafkaConnection {
-  const connection: KafkaConnection = { brokers: config.bootstrapServers, clientId: config.clientId + suffix };
+  const connection: KafkaConnection = { brokers: config.bootstrapServers, clientId: config.clientId + suffix, client: config.kafkaClient };
   if (config.ssl !== undefined) connection.ssl = config.ssl;
   if (config.sasl !== undefined) connection.sasl = config.sasl;
   return connection;

@@ -13,6 +13,7 @@ const root = resolve(import.meta.dirname, "../..");
 
 const owners: Record<string, string> = {
   kafkajs: "lib/kafka",
+  "@platformatic/kafka": "lib/kafka",
   "better-sqlite3": "lib/state/sqlite",
   "@opentelemetry/api": "lib/observability", // and every other @opentelemetry/* package
   "@kubernetes/client-node": "services/autoscaler",

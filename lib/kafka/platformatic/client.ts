@@ -1,0 +1,57 @@
+import type { Logger } from "../../observability/index.ts";
+import type { KafkaClient } from "../client.ts";
+import type { KafkaConnection } from "../config.ts";
+import type { ClientCapabilities } from "../types.ts";
+import { PlatformaticAdmin } from "./admin.ts";
+import { PlatformaticGroupConsumer } from "./consumer.ts";
+import { PlatformaticProducer } from "./producer.ts";
+import { RestoreReader } from "./restore-reader.ts";
+import { PlatformaticTransactionalProducer } from "./transactional-producer.ts";
+
+// What this adapter does with @platformatic/kafka 2.12:
+// - TxnOffsetCommit v3 with the group generation, member id and instance id (KIP-447),
+//   when the process holds one member of the group (group-members.ts);
+// - JoinGroup with group.instance.id when the consumer is given one (KIP-345); a static
+//   member closes without LeaveGroup (consumer.ts);
+// - the engine's asynchronous assignor with per-member assignment userData, and rejoin()
+//   on request, through the client's SyncGroup and Heartbeat calls (group-protocol.ts);
+// - the beforeRejoin handler runs (awaited) before every rejoin, through the client's
+//   protocolsMetadata callback, which it awaits before each JoinGroup.
+// Cooperative rebalancing is offered by the client only for its own cooperative-sticky
+// assignor, not for an assignor of the application's, so the engine's eager one is used.
+const platformaticCapabilities: ClientCapabilities = {
+  fencesOffsetsByGeneration: true,
+  staticMembership: true,
+  revocationHook: true,
+};
+
+/** The boundary on @platformatic/kafka. */
+export function createPlatformaticClient(connection: KafkaConnection, logger: Logger): KafkaClient {
+  // One per instance, created on first use and kept: every restore shares its connections.
+  let reader: RestoreReader | null = null;
+  const restoreReader = () => (reader ??= new RestoreReader(connection, logger));
+  return {
+    capabilities: platformaticCapabilities,
+    admin: () => new PlatformaticAdmin(connection),
+    producer: (options) => new PlatformaticProducer(connection, options),
+    transactionalProducer: (options) => new PlatformaticTransactionalProducer(connection, options),
+    consumer: (options) => new PlatformaticGroupConsumer(connection, options, logger),
+    partitionBounds: (partitions, readCommitted) => restoreReader().bounds(partitions, readCommitted),
+    readRanges: (ranges, onRecords, readCommitted) => restoreReader().read(ranges, onRecords, readCommitted),
+    async readToEnd(ranges, onRecords, readCommitted, onPlan) {
+      const bounds = await restoreReader().bounds(ranges, readCommitted);
+      // A position before the log start (retention deleted what followed it) reads from the
+      // start, as a consumer whose offset fell out of range resets to the earliest.
+      const bounded = ranges.map((r) => {
+        const b = bounds.get(`${r.topic}:${r.partition}`);
+        return { ...r, from: Math.max(r.from, b?.start ?? 0), to: b?.end ?? 0 };
+      });
+      onPlan?.(bounded.reduce((sum, r) => sum + Math.max(0, r.to - r.from), 0));
+      await restoreReader().read(bounded, onRecords, readCommitted);
+    },
+    async close() {
+      await reader?.close();
+      reader = null;
+    },
+  };
+}
