@@ -57,19 +57,22 @@ export abstract class WindowedAggregateBase<K, V, VA> {
    * it (Kafka Streams keeps one per windowed operator, not the task's: a record an upstream
    * filter dropped or this operator skipped does not move it). After a restart it resumes from
    * what this operator made durable: the buffer's stream time (emit on close) and the store's
-   * largest window time, so windows that closed before the restart stay closed; so it does
+   * largest result timestamp (each result carries its records' largest timestamp, so this is
+   * exact where the largest window start is only a lower bound: a window closed by a record
+   * late in a later window would reopen, and a suppression downstream would emit it twice),
+   * so windows that closed before the restart stay closed; so it does
    * after a rollback of the task's writes (an aborted transaction), which the store counts.
    */
   private observed: number | null = null;
   private rollbacksSeen = 0;
 
   /** Takes `timestampMs` into the observed stream time and returns it; `store` is the operator's window or session store. */
-  protected observe(timestampMs: number, store: { readonly observedStreamTimeMs: number; readonly rollbacks: number }): number {
+  protected observe(timestampMs: number, store: { readonly observedStreamTimeMs: number; readonly latestTimestampMs: number; readonly rollbacks: number }): number {
     if (store.rollbacks !== this.rollbacksSeen) {
       this.rollbacksSeen = store.rollbacks;
       this.observed = null;
     }
-    if (this.observed === null) this.observed = Math.max(-1, store.observedStreamTimeMs, this.buffer?.streamTimeMs ?? -1);
+    if (this.observed === null) this.observed = Math.max(-1, store.observedStreamTimeMs, store.latestTimestampMs, this.buffer?.streamTimeMs ?? -1);
     if (timestampMs > this.observed) this.observed = timestampMs;
     this.buffer?.observe(this.observed);
     return this.observed;

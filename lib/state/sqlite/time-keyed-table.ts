@@ -45,12 +45,14 @@ export class SqliteTimeKeyedTable implements TaskTable {
   private readonly beforeWrite: () => void;
   private readonly table: string;
   private observed: number;
+  private latestTimestamp: number;
   private cleanedUpTo = NO_TIME;
   private readonly getStatement: Database.Statement;
   private readonly upsertStatement: Database.Statement;
   private readonly deleteStatement: Database.Statement;
   private readonly expireStatement: Database.Statement;
   private readonly maxTimeStatement: Database.Statement;
+  private readonly maxTimestampStatement: Database.Statement;
   private readonly queries = new Map<string, Database.Statement>();
 
   constructor(options: {
@@ -78,12 +80,24 @@ export class SqliteTimeKeyedTable implements TaskTable {
     this.deleteStatement = this.db.prepare(`DELETE FROM ${this.table} WHERE key = ? AND time = ? AND extra = ?`);
     this.expireStatement = this.db.prepare(`DELETE FROM ${this.table} WHERE time < ?`);
     this.maxTimeStatement = this.db.prepare(`SELECT max(time) FROM ${this.table}`).pluck();
+    this.maxTimestampStatement = this.db.prepare(`SELECT max(timestamp) FROM ${this.table}`).pluck();
     this.observed = this.storedMaxTime();
+    this.latestTimestamp = this.storedMaxTimestamp();
   }
 
   /** The largest time put so far (restored rows included). */
   get observedStreamTimeMs(): number {
     return this.observed;
+  }
+
+  /**
+   * The largest record timestamp of the rows written (restored rows included). A windowed
+   * aggregate's results carry the largest timestamp of their records, so this is the
+   * operator's observed stream time as of the rows, exact where `observedStreamTimeMs`
+   * (a window start) is only a lower bound.
+   */
+  get latestTimestampMs(): number {
+    return this.latestTimestamp;
   }
 
   /** The earliest time still retained. */
@@ -103,7 +117,10 @@ export class SqliteTimeKeyedTable implements TaskTable {
     if (time < this.minLiveTime) return false;
     this.beforeWrite();
     if (value === null) this.deleteStatement.run(key, time, extra);
-    else this.upsertStatement.run(key, time, extra, value, timestampMs);
+    else {
+      this.upsertStatement.run(key, time, extra, value, timestampMs);
+      if (timestampMs > this.latestTimestamp) this.latestTimestamp = timestampMs;
+    }
     return true;
   }
 
@@ -161,13 +178,17 @@ export class SqliteTimeKeyedTable implements TaskTable {
       if (time > this.observed) this.observed = time;
       if (time < this.minLiveTime) continue;
       if (r.value === null) this.deleteStatement.run(key, time, extra);
-      else this.upsertStatement.run(key, time, extra, r.value, r.timestamp);
+      else {
+        this.upsertStatement.run(key, time, extra, r.value, r.timestamp);
+        if (r.timestamp > this.latestTimestamp) this.latestTimestamp = r.timestamp;
+      }
     }
   }
 
   /** After a rollback the stream time must not stay ahead of the rows that remain. */
   reset(): void {
     this.observed = this.storedMaxTime();
+    this.latestTimestamp = this.storedMaxTimestamp();
     this.cleanedUpTo = NO_TIME;
   }
 
@@ -179,5 +200,9 @@ export class SqliteTimeKeyedTable implements TaskTable {
 
   private storedMaxTime(): number {
     return (this.maxTimeStatement.get() as number | null) ?? NO_TIME;
+  }
+
+  private storedMaxTimestamp(): number {
+    return (this.maxTimestampStatement.get() as number | null) ?? NO_TIME;
   }
 }

@@ -43,6 +43,8 @@ export class CachingTimeKeyedStore implements TimeKeyedBytesStore, RecordContext
   private contexts: RecordContextHolder | null = null;
   /** Stream time of writes still in the cache, which the table below has not seen yet. */
   private cachedObserved = NO_TIME;
+  /** The largest record timestamp of writes still in the cache. */
+  private cachedLatestTimestamp = NO_TIME;
 
   constructor(inner: TimeKeyedBytesStore, maxBytes: number, layout: TimeKeyedKeyLayout) {
     this.inner = inner;
@@ -70,6 +72,10 @@ export class CachingTimeKeyedStore implements TimeKeyedBytesStore, RecordContext
 
   get observedStreamTimeMs(): number {
     return Math.max(this.cachedObserved, this.inner.observedStreamTimeMs);
+  }
+
+  get latestTimestampMs(): number {
+    return Math.max(this.cachedLatestTimestamp, this.inner.latestTimestampMs);
   }
 
   get(key: Buffer, time: number, extra: number): ValueAndTimestamp<Buffer> | null {
@@ -100,6 +106,7 @@ export class CachingTimeKeyedStore implements TimeKeyedBytesStore, RecordContext
     if (time < this.minLiveTime()) return false;
     const address = encodeTimeKeyedKey(this.layout, key, time, extra);
     if (!this.holdsWrites) return this.inner.put(key, time, extra, value, timestampMs);
+    if (value !== null && timestampMs > this.cachedLatestTimestamp) this.cachedLatestTimestamp = timestampMs;
     const context = this.contexts?.capture() ?? null;
     const mapKey = bytesToMapKey(address);
     const previous = this.cache.get(mapKey);
@@ -131,6 +138,7 @@ export class CachingTimeKeyedStore implements TimeKeyedBytesStore, RecordContext
   discard(): void {
     this.cache.clear();
     this.cachedObserved = NO_TIME;
+    this.cachedLatestTimestamp = NO_TIME;
   }
 
   close(): void {

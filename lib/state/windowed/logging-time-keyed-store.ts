@@ -29,6 +29,10 @@ export class ChangeLoggingTimeKeyedStore implements TimeKeyedBytesStore {
     return this.inner.observedStreamTimeMs;
   }
 
+  get latestTimestampMs(): number {
+    return this.inner.latestTimestampMs;
+  }
+
   get(key: Buffer, time: number, extra: number): ValueAndTimestamp<Buffer> | null {
     return this.inner.get(key, time, extra);
   }

@@ -37,6 +37,10 @@ export class MeteredWindowStore<K, V>
     return this.inner.observedStreamTimeMs;
   }
 
+  get latestTimestampMs(): number {
+    return this.inner.latestTimestampMs;
+  }
+
   rollbacks = 0;
 
   /** @internal Called by the store builder when the task's database rolls back. */

@@ -14,6 +14,8 @@ export interface TimeKeyedBytesStore {
   readonly retentionMs: number;
   /** The largest time written so far; retention is measured back from it. */
   readonly observedStreamTimeMs: number;
+  /** The largest record timestamp of the rows written, restored ones included (see SqliteTimeKeyedTable). */
+  readonly latestTimestampMs: number;
   get(key: Buffer, time: number, extra: number): ValueAndTimestamp<Buffer> | null;
   /** Returns false when the time is already expired and the write was dropped. */
   put(key: Buffer, time: number, extra: number, value: Buffer | null, timestampMs: number): boolean;

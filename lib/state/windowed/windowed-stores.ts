@@ -36,6 +36,12 @@ export interface WindowStore<K, V> extends StateStore, CachedStore<Windowed<K>, 
   readonly retainDuplicates: boolean;
   readonly observedStreamTimeMs: number;
   /**
+   * The largest record timestamp of the results written (restored ones included): with each
+   * result carrying the largest timestamp of its records, the durable observed stream time
+   * of the operator that writes the store.
+   */
+  readonly latestTimestampMs: number;
+  /**
    * How often the task's uncommitted writes were rolled back (an aborted transaction). A
    * processor that keeps time in memory starts it again from the store when this changes.
    */
@@ -63,6 +69,8 @@ export interface WindowStore<K, V> extends StateStore, CachedStore<Windowed<K>, 
 export interface SessionStore<K, V> extends StateStore, CachedStore<Windowed<K>, V> {
   readonly retentionMs: number;
   readonly observedStreamTimeMs: number;
+  /** As `WindowStore.latestTimestampMs`. */
+  readonly latestTimestampMs: number;
   /** As `WindowStore.rollbacks`. */
   readonly rollbacks: number;
   /** Writes the session's aggregate; null removes the session. */
