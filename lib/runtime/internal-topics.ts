@@ -1,5 +1,8 @@
 import { ConfigError, TopologyError } from "../errors/index.ts";
 import type { KafkaAdmin, TopicSpec } from "../kafka/index.ts";
+import type { Topology } from "../topology/index.ts";
+import { retryWithBackoff, type RetryOptions } from "./retry.ts";
+import { planTopics, type TopicPlan } from "./topic-plan.ts";
 
 /**
  * Creates the internal topics that are missing and checks the ones that exist: an
@@ -43,4 +46,25 @@ export function checkCopartitioned(groups: string[][], counts: Map<string, numbe
       );
     }
   }
+}
+
+/**
+ * The topic plan of this application on this cluster: the partition counts of the source
+ * topics it reads (literal and pattern-matched), co-partitioning settled first (it refuses
+ * user topics of one group with different counts and forces the counts of the group's
+ * internal topics), then every internal topic's count.
+ */
+export async function planOnCluster(admin: KafkaAdmin, topology: Topology, applicationId: string, replicationFactor: number, retry: RetryOptions): Promise<TopicPlan> {
+  const userTopics = topology.subtopologies.flatMap((sub) => sub.sources.filter((s) => !s.internal).flatMap((s) => [...s.topics]));
+  const userCounts = await retryWithBackoff("reading source topics", () => sourcePartitionCounts(admin, userTopics), retry);
+  const patterns = topology.subtopologies.flatMap((sub) => sub.sourcePatterns(applicationId));
+  if (patterns.length > 0) {
+    const matching = (await admin.listTopics()).filter((t) => !t.startsWith("__") && patterns.some((p) => p.test(t)));
+    for (const [topic, count] of await admin.partitionCounts(matching)) userCounts.set(topic, count);
+  }
+  const seeded = new Map([...userCounts, ...topology.copartitionedPartitionCounts(applicationId, userCounts)]);
+  const plan = planTopics(topology, applicationId, seeded, replicationFactor);
+  const settled = topology.copartitionedPartitionCounts(applicationId, plan.counts);
+  if ([...settled].some(([t, n]) => plan.counts.get(t) !== n)) return planTopics(topology, applicationId, new Map([...seeded, ...settled]), replicationFactor);
+  return plan;
 }

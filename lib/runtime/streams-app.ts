@@ -1,22 +1,22 @@
 import { ConfigError, FatalError, RetriableError, resolveExceptionHandlers, type ExceptionHandlerConfig } from "../errors/index.ts";
 import { createKafkaClient, type GroupConsumer, type KafkaAdmin, type KafkaClient, type TopicPartition } from "../kafka/index.ts";
 import { consoleLogger, StreamsTracing, type InstanceStatus, type Logger, type Router } from "../observability/index.ts";
-import { changelogTopicName, StateDirectory, type ReadOnlyKeyValueStore, type ReadOnlySessionStore, type ReadOnlyWindowStore } from "../state/index.ts";
+import { StateDirectory, type ReadOnlyKeyValueStore, type ReadOnlySessionStore, type ReadOnlyWindowStore } from "../state/index.ts";
 import type { Serde } from "../serdes/index.ts";
 import type { Topology } from "../topology/index.ts";
 import { AppObservability } from "./app-observability.ts";
-import { decodeAssignment, emptyAssignment, loadProcessId, localOffsetSums, StreamsAssignor, type AssignmentInfo, type ClusterView } from "./assignment/index.ts";
+import { GroupMembership, parseHostPort, type ClusterView } from "./assignment/index.ts";
 import { AtLeastOnceCommitter, ExactlyOnceCommitter, type Committer } from "./committer.ts";
 import { connectionOf, resolveConfig, type ResolvedConfig, type StreamsConfig } from "./config.ts";
 import { createActiveTask, type TaskEnvironment } from "./active-task.ts";
-import { ensureInternalTopics, sourcePartitionCounts } from "./internal-topics.ts";
+import { ensureInternalTopics, planOnCluster, sourcePartitionCounts } from "./internal-topics.ts";
 import { Lifecycle, responseToUncaughtError, type AppState, type StateListener } from "./lifecycle.ts";
 import { retryWithBackoff } from "./retry.ts";
 import { GlobalStores } from "./global-stores.ts";
 import { StreamThread } from "./stream-thread.ts";
 import { StateCleaner } from "./tasks/state-cleaner.ts";
 import { createStandbyTask } from "./tasks/standby-task.ts";
-import { planTopics, type TopicPlan } from "./topic-plan.ts";
+import type { TopicPlan } from "./topic-plan.ts";
 import {
   addQueryRoutes,
   LocalStores,
@@ -59,8 +59,7 @@ export class StreamsApp {
   #global: GlobalStores | null = null;
   #cleaner: StateCleaner | null = null;
   #assignedTasks: string[] = [];
-  #clusterView: ClusterView = { hosts: [] };
-  #probing: NodeJS.Timeout | null = null;
+  #membership: GroupMembership | null = null;
   #closing: Promise<void> | null = null;
   #error: Error | null = null;
   // start() resolved: from then on an error goes to the uncaught-exception policy, not to start()'s caller.
@@ -93,7 +92,7 @@ export class StreamsApp {
       applicationId: this.#config.applicationId,
       self,
       partitionCounts: () => this.#plan?.counts ?? null,
-      clusterView: () => this.#clusterView,
+      clusterView: () => this.clusterView(),
       localActiveTasks: () => this.activeTasks(),
       localStandbyTasks: () => this.standbyTasks(),
     });
@@ -176,7 +175,7 @@ export class StreamsApp {
    * tasks, as of the latest assignment; interactive queries route by it.
    */
   clusterView(): ClusterView {
-    return this.#clusterView;
+    return this.#membership?.clusterView ?? { hosts: [] };
   }
 
   /** @internal Per standby task, the next changelog offset of its stores, summed (what the subscription reports). */
@@ -279,23 +278,8 @@ export class StreamsApp {
     const admin = (this.#admin = this.#client.admin());
     const retry = { logger: this.#logger, cancelled: () => this.#closing !== null };
     await retryWithBackoff(`connecting to Kafka at ${config.bootstrapServers.join(",")}`, () => admin.connect(), retry);
-    const userTopics = this.#topology.subtopologies.flatMap((sub) => sub.sources.filter((s) => !s.internal).flatMap((s) => [...s.topics]));
-    const userCounts = await retryWithBackoff("reading source topics", () => sourcePartitionCounts(admin, userTopics), retry);
-    const patterns = this.#topology.subtopologies.flatMap((sub) => sub.sourcePatterns(config.applicationId));
-    if (patterns.length > 0) {
-      const matching = (await admin.listTopics()).filter((t) => !t.startsWith("__") && patterns.some((p) => p.test(t)));
-      for (const [topic, count] of await admin.partitionCounts(matching)) userCounts.set(topic, count);
-    }
-    // Co-partitioning first: it refuses user topics of one group with different counts and
-    // forces the counts of the group's internal topics; the plan then fills in the rest.
     const topology = this.#topology;
-    const seeded = new Map([...userCounts, ...topology.copartitionedPartitionCounts(config.applicationId, userCounts)]);
-    let plan = planTopics(topology, config.applicationId, seeded, config.replicationFactor);
-    const settled = topology.copartitionedPartitionCounts(config.applicationId, plan.counts);
-    if ([...settled].some(([t, n]) => plan.counts.get(t) !== n)) {
-      plan = planTopics(topology, config.applicationId, new Map([...seeded, ...settled]), config.replicationFactor);
-    }
-    this.#plan = plan;
+    this.#plan = await planOnCluster(admin, topology, config.applicationId, config.replicationFactor, retry);
     if (topology.globalStores.length > 0) {
       await sourcePartitionCounts(admin, topology.globalStores.map((g) => g.topic));
       const global = (this.#global = new GlobalStores(topology, config.applicationId, this.#stateDirectory, this.#logger, this.#handlerConfig()));
@@ -313,32 +297,16 @@ export class StreamsApp {
     const client = this.#client!;
     const admin = this.#admin!;
     const topology = this.#topology;
-    const subtopologies = () =>
-      topology.subtopologies.map((sub) => ({
-        id: sub.id,
-        topics: sub.sourceTopics(config.applicationId),
-        patterns: sub.sourcePatterns(config.applicationId),
-        changelogTopics: sub.stores.filter((s) => s.changelog).map((s) => changelogTopicName(config.applicationId, s.name)),
-      }));
     const stateDirectory = this.#stateDirectory!;
-    const processId = loadProcessId(stateDirectory.appDir);
-    const assignor = new StreamsAssignor({
-      subtopologies,
-      subscription: () => {
-        const running = new Set(this.activeTasks());
-        return {
-          processId,
-          applicationServer: config.applicationServer,
-          runningTasks: [...running],
-          taskOffsetSums: localOffsetSums(stateDirectory, (id) => this.#thread?.standby(id)?.offsetSum(), running),
-        };
-      },
-      changelogBounds: (partitions) => client.partitionBounds(partitions, config.processingGuarantee === "exactly_once"),
-      numStandbyReplicas: config.numStandbyReplicas,
-      acceptableRecoveryLag: config.acceptableRecoveryLag,
-      maxWarmupReplicas: config.maxWarmupReplicas,
+    const membership = (this.#membership = new GroupMembership({
+      topology,
+      config,
+      client,
+      stateDirectory,
       logger: this.#logger,
-    });
+      runningTasks: () => this.activeTasks(),
+      standbyOffsetSum: (id) => this.#thread?.standby(id)?.offsetSum(),
+    }));
     const exactlyOnce = config.processingGuarantee === "exactly_once";
     const consumer = (this.#consumer = client.consumer({
       groupId: config.applicationId,
@@ -346,7 +314,7 @@ export class StreamsApp {
       sessionTimeoutMs: config.sessionTimeoutMs,
       heartbeatIntervalMs: config.heartbeatIntervalMs,
       ...(config.groupInstanceId !== null ? { groupInstanceId: config.groupInstanceId } : {}),
-      assignor,
+      assignor: membership.assignor,
     }));
     const tracing = new StreamsTracing({ tracerProvider: config.tracerProvider, groupId: config.applicationId });
     let committer: Committer;
@@ -404,10 +372,7 @@ export class StreamsApp {
         // Tasks given up now count as owned until now: their delay starts here.
         cleaner.noteOwned([...this.#assignedTasks, ...thread.standbyIds()]);
         this.#assignedTasks = [...new Set(partitions.map((tp) => this.#taskIdOf(tp)))];
-        const info = this.#assignmentInfo(userData);
-        this.#clusterView = info.cluster;
-        this.#scheduleProbing(info.probingRebalance);
-        thread.onAssigned(partitions, info.standby);
+        thread.onAssigned(partitions, membership.assigned(userData, consumer).standby);
       },
       onRebalancing: () => thread.onRebalancing(),
       beforeRejoin: () => thread.commitBeforeRejoin(),
@@ -420,30 +385,6 @@ export class StreamsApp {
         else this.#enterError(new FatalError(`the consumer stopped: ${error.message}`, { cause: error }));
       },
     });
-  }
-
-  #assignmentInfo(userData: Buffer): AssignmentInfo {
-    try {
-      return decodeAssignment(userData);
-    } catch (error) {
-      this.#logger.warn("the assignment's task data cannot be read; running the assigned partitions without standbys", { error: (error as Error).message });
-      return emptyAssignment();
-    }
-  }
-
-  // While a task waits for a warm-up, the member rejoins now and then so the leader sees the
-  // warm-up's progress (a changed subscription triggers the rebalance); every assignment
-  // starts over.
-  #scheduleProbing(needed: boolean): void {
-    if (this.#probing) clearInterval(this.#probing);
-    this.#probing = null;
-    if (!needed) return;
-    const consumer = this.#consumer;
-    this.#probing = setInterval(() => {
-      this.#logger.info("probing rebalance: rejoining so that caught-up warm-ups can take their tasks");
-      consumer?.rejoin();
-    }, this.#config.probingRebalanceIntervalMs);
-    this.#probing.unref();
   }
 
   // Handlers log through the app's logger unless the user gave them their own.
@@ -473,7 +414,7 @@ export class StreamsApp {
     if (!erred) this.#lifecycle.tryMoveTo("PENDING_SHUTDOWN");
     this.#logger.info("shutting down: finishing in-flight records and committing");
     this.#cleaner?.stop();
-    if (this.#probing) clearInterval(this.#probing);
+    this.#membership?.stop();
     await this.#thread?.stop();
     await this.#global?.close();
     await this.#consumer?.disconnect().catch(() => undefined);
@@ -510,7 +451,5 @@ export class StreamsApp {
 
 // applicationServer is validated by resolveConfig; without one the instance has no query address.
 function hostOf(applicationServer: string | null): HostInfo {
-  if (applicationServer === null) return UNAVAILABLE_HOST;
-  const colon = applicationServer.lastIndexOf(":");
-  return { host: applicationServer.slice(0, colon), port: Number(applicationServer.slice(colon + 1)) };
+  return (applicationServer === null ? null : parseHostPort(applicationServer)) ?? UNAVAILABLE_HOST;
 }

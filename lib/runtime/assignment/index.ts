@@ -5,3 +5,4 @@ export { decodeSubscription, encodeSubscription, SubscriptionInfoError, type Sub
 export { localOffsetSums } from "./local-state.ts";
 export { loadProcessId } from "./process-id.ts";
 export { StreamsAssignor, type StreamsAssignorOptions } from "./streams-assignor.ts";
+export { GroupMembership, type GroupMembershipDeps } from "./group-membership.ts";
