@@ -1,21 +1,19 @@
-import { ConfigError, FatalError, RetriableError, resolveExceptionHandlers, type ExceptionHandlerConfig } from "../errors/index.ts";
+import { ConfigError, FatalError, RetriableError, type ExceptionHandlerConfig } from "../errors/index.ts";
 import { createKafkaClient, type GroupConsumer, type KafkaAdmin, type KafkaClient, type TopicPartition } from "../kafka/index.ts";
-import { consoleLogger, StreamsTracing, type InstanceStatus, type Logger, type Router } from "../observability/index.ts";
+import { consoleLogger, type InstanceStatus, type Logger, type Router } from "../observability/index.ts";
 import { StateDirectory, type ReadOnlyKeyValueStore, type ReadOnlySessionStore, type ReadOnlyWindowStore } from "../state/index.ts";
 import type { Serde } from "../serdes/index.ts";
 import type { Topology } from "../topology/index.ts";
 import { AppObservability } from "./app-observability.ts";
 import { GroupMembership, parseHostPort, type ClusterView } from "./assignment/index.ts";
-import { AtLeastOnceCommitter, ExactlyOnceCommitter, type Committer } from "./committer.ts";
 import { connectionOf, resolveConfig, type ResolvedConfig, type StreamsConfig } from "./config.ts";
-import { createActiveTask, type TaskEnvironment } from "./active-task.ts";
 import { ensureInternalTopics, planOnCluster, sourcePartitionCounts } from "./internal-topics.ts";
 import { Lifecycle, responseToUncaughtError, type AppState, type StateListener } from "./lifecycle.ts";
 import { retryWithBackoff } from "./retry.ts";
 import { GlobalStores } from "./global-stores.ts";
-import { StreamThread } from "./stream-thread.ts";
+import type { StreamThread } from "./stream-thread.ts";
+import { createStreamThread } from "./thread-setup.ts";
 import { StateCleaner } from "./tasks/state-cleaner.ts";
-import { createStandbyTask } from "./tasks/standby-task.ts";
 import type { TopicPlan } from "./topic-plan.ts";
 import {
   addQueryRoutes,
@@ -316,44 +314,25 @@ export class StreamsApp {
       ...(config.groupInstanceId !== null ? { groupInstanceId: config.groupInstanceId } : {}),
       assignor: membership.assignor,
     }));
-    const tracing = new StreamsTracing({ tracerProvider: config.tracerProvider, groupId: config.applicationId });
-    let committer: Committer;
-    if (exactlyOnce) {
-      committer = new ExactlyOnceCommitter(client, config.applicationId, config.transactionTimeoutMs, this.#logger, tracing);
-    } else {
-      const producer = client.producer({ idempotent: true });
-      await producer.connect();
-      committer = new AtLeastOnceCommitter(producer, consumer, resolveExceptionHandlers(this.#handlerConfig()).production, tracing, this.#logger);
-    }
-    const environment: TaskEnvironment = {
-      exceptionHandlers: this.#handlerConfig(),
+    const thread = (this.#thread = await createStreamThread({
       topology,
       config,
-      logger: this.#logger,
-      partitionCounts: this.#plan!.counts,
-      stateDirectory: this.#stateDirectory!,
-      globalStore: (name) => this.#global?.get(name),
       client,
-      tracing,
-      metrics: this.#observability.metrics,
-      operators: { windowedMetrics: this.#observability.windowedMetrics, skippedRecordLogger: this.#logger },
-    };
-    const thread = (this.#thread = new StreamThread({
-      config,
       admin,
       consumer,
-      committer,
       logger: this.#logger,
-      tracing,
-      metrics: this.#observability.metrics,
+      observability: this.#observability,
+      plan: this.#plan!,
+      stateDirectory,
+      exceptionHandlers: this.#handlerConfig(),
+      globalStore: (name) => this.#global?.get(name),
       taskIdOf: (tp) => this.#taskIdOf(tp),
-      createTask: (taskId, partitions, taskCount) => createActiveTask(environment, taskId, partitions, taskCount),
-      createStandby: (taskId) => createStandbyTask({ topology, config, logger: this.#logger, stateDirectory, client }, taskId),
       resetFor: (topic) => this.#offsetResetFor(topic),
-      purgeable: new Set(this.#plan!.internal.filter((t) => t.name.endsWith("-repartition")).map((t) => t.name)),
-      onRunning: () => this.#lifecycle.tryMoveTo("RUNNING"),
-      onRebalancing: () => this.#lifecycle.tryMoveTo("REBALANCING"),
-      onFatal: (error) => this.#enterError(error),
+      callbacks: {
+        onRunning: () => this.#lifecycle.tryMoveTo("RUNNING"),
+        onRebalancing: () => this.#lifecycle.tryMoveTo("REBALANCING"),
+        onFatal: (error) => this.#enterError(error),
+      },
     }));
     await consumer.connect();
     const literal = topology.subtopologies.flatMap((sub) => sub.sourceTopics(config.applicationId));
