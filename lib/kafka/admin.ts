@@ -1,5 +1,6 @@
 import type { Admin as ClientAdmin, Kafka } from "kafkajs";
 import { ConfigResourceTypes } from "./kafkajs.ts";
+import { FatalError } from "../errors/index.ts";
 import { guarded } from "./errors.ts";
 import { groupByTopic } from "./messages.ts";
 import type { GroupDescription, TopicPartitionOffset, TopicSpec } from "./types.ts";
@@ -87,8 +88,14 @@ export class KafkaAdmin {
       .sort((a, b) => a.partition - b.partition);
   }
 
-  /** Committed offsets of a group, with their commit metadata when there is any; partitions without a commit are absent. */
-  async committedOffsets(groupId: string, topics: string[]): Promise<TopicPartitionOffset[]> {
+  /**
+   * Committed offsets of a group, with their commit metadata when there is any; partitions
+   * without a commit are absent. `requireStable` waits out offsets still pending in an open
+   * transaction (OffsetFetch requireStable, KIP-447), which kafkajs cannot send: it is only
+   * asked of clients that fence offsets by generation, so here it is a programming error.
+   */
+  async committedOffsets(groupId: string, topics: string[], requireStable = false): Promise<TopicPartitionOffset[]> {
+    if (requireStable) throw new FatalError("the kafkajs client cannot read stable offsets (OffsetFetch requireStable); exactly-once with one producer per thread needs a client that fences offsets by generation");
     const rows = await guarded(`fetch committed offsets of group ${groupId}`, () => this.#admin.fetchOffsets({ groupId, topics }));
     const result: TopicPartitionOffset[] = [];
     for (const row of rows) {

@@ -5,7 +5,7 @@ import { RetriableError } from "../errors/index.ts";
 import { guarded } from "./errors.ts";
 import { toFetchedRecord } from "./messages.ts";
 import { membershipRetryOption, type GroupMembership } from "./static-membership.ts";
-import type { Assignor, FetchedRecord, TopicPartition, TopicPartitionOffset } from "./types.ts";
+import type { Assignor, FetchedRecord, GroupMetadata, TopicPartition, TopicPartitionOffset } from "./types.ts";
 
 export interface GroupConsumerOptions {
   groupId: string;
@@ -184,6 +184,14 @@ export class GroupConsumer {
     return guarded(`commit offsets of group ${this.#groupId}`, () =>
       this.#consumer.commitOffsets(offsets.map((o) => ({ topic: o.topic, partition: o.partition, offset: String(o.offset), metadata: o.metadata ?? null }))),
     );
+  }
+
+  /**
+   * The member's generation for transactional offset commits: none here, because kafkajs'
+   * TxnOffsetCommit (v1) cannot carry it (capabilities.fencesOffsetsByGeneration is false).
+   */
+  groupMetadata(): GroupMetadata | null {
+    return null;
   }
 
   /**

@@ -14,6 +14,7 @@ const fencedTypes = new Set([
 // Retriable on the broker's word but not retried inside the client (see broker.md).
 const retriableTypes = new Set([
   "CONCURRENT_TRANSACTIONS",
+  "UNSTABLE_OFFSET_COMMIT",
   "COORDINATOR_LOAD_IN_PROGRESS",
   "COORDINATOR_NOT_AVAILABLE",
   "NOT_COORDINATOR",

@@ -3,7 +3,7 @@ import { Partitioners } from "./kafkajs.ts";
 import { CommitUncertainError, FatalError } from "../errors/index.ts";
 import { errorType, guarded, translateError } from "./errors.ts";
 import { addLastOffsets, chunkRecords, groupByTopic, toTopicMessages } from "./messages.ts";
-import type { LastOffsets, OutgoingRecord, TopicPartitionOffset } from "./types.ts";
+import type { GroupMetadata, LastOffsets, OutgoingRecord, TopicPartitionOffset } from "./types.ts";
 
 export type TransactionState = "new" | "ready" | "in_transaction" | "broken" | "closed";
 
@@ -78,8 +78,12 @@ export class TransactionalProducer {
     }
   }
 
-  /** Adds the consumed offsets (next offset to read) to the transaction. */
-  async sendOffsets(groupId: string, offsets: TopicPartitionOffset[]): Promise<void> {
+  /**
+   * Adds the consumed offsets (next offset to read) to the transaction. `member` is not
+   * sent: kafkajs speaks TxnOffsetCommit v1, which has no generation (fencing is by
+   * transactional id per task instead).
+   */
+  async sendOffsets(groupId: string, offsets: TopicPartitionOffset[], _member?: GroupMetadata | null): Promise<void> {
     const transaction = this.#current("sendOffsets");
     if (offsets.length === 0) return;
     const topics = groupByTopic(offsets);

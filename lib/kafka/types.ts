@@ -60,6 +60,17 @@ export interface ClientCapabilities {
   revocationHook: boolean;
 }
 
+/**
+ * A consumer's place in its group as a transactional offset commit carries it (KIP-447):
+ * the coordinator refuses the offsets of a member of an older generation, which fences a
+ * zombie without a transactional id of its own per task.
+ */
+export interface GroupMetadata {
+  generationId: number;
+  memberId: string;
+  groupInstanceId: string | null;
+}
+
 export interface GroupMember {
   memberId: string;
   clientId: string;

@@ -1,8 +1,7 @@
-import { SluiceError, type ExceptionHandler } from "../errors/index.ts";
-import type { GroupConsumer, KafkaClient, KafkaProducer, OutgoingRecord, TopicPartition, TopicPartitionOffset } from "../kafka/index.ts";
+import type { ExceptionHandler } from "../errors/index.ts";
+import type { GroupConsumer, GroupMetadata, KafkaProducer, TopicPartition, TopicPartitionOffset } from "../kafka/index.ts";
 import type { Logger, StreamsTracing } from "../observability/index.ts";
 import type { EngineTask } from "./engine-task.ts";
-import { TaskTransaction } from "./eos/task-transaction.ts";
 import { faultPoint } from "./fault-points.ts";
 import { sendWithProductionHandler } from "./production-failures.ts";
 
@@ -25,8 +24,13 @@ export interface Committer {
   /** Sends buffered output without committing offsets (bounded in-flight output). */
   flushOutput(tasks: EngineTask[]): Promise<boolean>;
   release(taskId: string): Promise<void>;
-  /** A new assignment arrived, before its tasks are prepared. */
-  afterAssignment?(partitions: TopicPartition[]): Promise<void>;
+  /**
+   * Whether starting positions must wait out offsets pending in another member's open
+   * transaction (true where no transactional id per task fences the previous owner first).
+   */
+  readonly requiresStableOffsets?: boolean;
+  /** A new assignment arrived, before its tasks are prepared; `member`: the generation it belongs to, where the client tells it. */
+  afterAssignment?(partitions: TopicPartition[], member: GroupMetadata | null): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -111,94 +115,5 @@ export class AtLeastOnceCommitter implements Committer {
 
   async close(): Promise<void> {
     await this.#producer.disconnect();
-  }
-}
-
-/**
- * Exactly-once: each task's output, changelog records and input offsets of one interval
- * go into one transaction of that task's own producer; local state commits after it.
- */
-export class ExactlyOnceCommitter implements Committer {
-  readonly #client: KafkaClient;
-  readonly #groupId: string;
-  readonly #transactionTimeoutMs: number;
-  readonly #logger: Logger;
-  readonly #transactions = new Map<string, TaskTransaction>();
-  readonly #tracing: StreamsTracing | undefined;
-
-  constructor(client: KafkaClient, groupId: string, transactionTimeoutMs: number, logger: Logger, tracing?: StreamsTracing) {
-    this.#client = client;
-    this.#groupId = groupId;
-    this.#transactionTimeoutMs = transactionTimeoutMs;
-    this.#logger = logger;
-    this.#tracing = tracing;
-  }
-
-  get abortedTransactions(): number {
-    let total = 0;
-    for (const t of this.#transactions.values()) total += t.abortedTransactions;
-    return total;
-  }
-
-  async prepare(task: { id: string }): Promise<void> {
-    await this.#transactions.get(task.id)?.close();
-    const transaction = new TaskTransaction(this.#client, {
-      applicationId: this.#groupId,
-      taskId: task.id,
-      transactionTimeoutMs: this.#transactionTimeoutMs,
-      logger: this.#logger,
-    });
-    await transaction.init();
-    this.#transactions.set(task.id, transaction);
-  }
-
-  // Under exactly-once output may only leave in a transaction, so a full buffer commits early.
-  async flushOutput(): Promise<boolean> {
-    return false;
-  }
-
-  // Each task has its own producer, so their transactions run side by side: the commit
-  // takes as long as the slowest task, not the sum (end-to-end latency). One task's failed
-  // transaction is that task's alone: the others' commits stand.
-  async commit(tasks: EngineTask[]): Promise<CommitOutcome> {
-    for (const task of tasks) task.prepareCommit();
-    const results = await Promise.allSettled(tasks.map((task) => this.#commitTask(task)));
-    const fatal = results.find((r): r is PromiseRejectedResult => r.status === "rejected" && !(r.reason instanceof SluiceError && r.reason.action !== "fatal"));
-    if (fatal) throw fatal.reason;
-    const outcome: CommitOutcome = { committed: [], failed: [] };
-    results.forEach((r, i) => {
-      if (r.status === "fulfilled") outcome.committed.push(...r.value);
-      else outcome.failed.push({ taskId: tasks[i]!.id, error: r.reason as SluiceError });
-    });
-    return outcome;
-  }
-
-  async #commitTask(task: EngineTask): Promise<TopicPartitionOffset[]> {
-    const offsets = task.committableOffsets();
-    const records: OutgoingRecord[] = task.output.drain();
-    if (offsets.length === 0 && records.length === 0) return [];
-    const transaction = this.#transactions.get(task.id);
-    if (!transaction) throw new Error(`task ${task.id} was not prepared for exactly-once`);
-    try {
-      const commit = () => transaction.commit(this.#groupId, records, offsets);
-      // One span per task: each task commits its own transaction.
-      const written = await (this.#tracing ? this.#tracing.commit([task.id], commit, () => records.length) : commit());
-      faultPoint("eos.after-kafka-commit");
-      task.outputFlushed(written);
-      task.offsetsCommitted(offsets);
-      return offsets;
-    } catch (error) {
-      task.rewind();
-      throw error;
-    }
-  }
-
-  async release(taskId: string): Promise<void> {
-    await this.#transactions.get(taskId)?.close();
-    this.#transactions.delete(taskId);
-  }
-
-  async close(): Promise<void> {
-    for (const id of [...this.#transactions.keys()]) await this.release(id);
   }
 }

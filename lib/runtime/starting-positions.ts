@@ -14,16 +14,19 @@ export interface StartingPosition extends TopicPartitionOffset {
  * Where each partition starts: the group's committed offset (with the partition time
  * committed alongside), or, without one, the partition's earliest or latest offset as the
  * source asks. Read after the task's producer was initialised, so an open transaction of a
- * previous owner is resolved.
+ * previous owner is resolved: fenced by the task's transactional id, or, with
+ * `requireStable`, waited out (the broker answers "unstable" until it ends, a retriable
+ * error that retries the task's start).
  */
 export async function startingPositions(
   admin: KafkaAdmin,
   groupId: string,
   partitions: readonly TopicPartition[],
   resetFor: (topic: string) => OffsetReset,
+  requireStable = false,
 ): Promise<StartingPosition[]> {
   const topics = [...new Set(partitions.map((p) => p.topic))];
-  const committed = new Map((await admin.committedOffsets(groupId, topics)).map((o) => [`${o.topic}:${o.partition}`, o]));
+  const committed = new Map((await admin.committedOffsets(groupId, topics, requireStable)).map((o) => [`${o.topic}:${o.partition}`, o]));
   const bounds = new Map<string, { earliest: number; latest: number }>();
   for (const topic of topics) {
     for (const row of await admin.offsets(topic)) bounds.set(`${topic}:${row.partition}`, row);

@@ -1,6 +1,6 @@
 import { setImmediate as yieldToEventLoop } from "node:timers/promises";
 import { SluiceError } from "../errors/index.ts";
-import type { FetchedRecord, GroupConsumer, KafkaAdmin, TopicPartition, TopicPartitionOffset } from "../kafka/index.ts";
+import type { FetchedRecord, GroupConsumer, GroupMetadata, KafkaAdmin, TopicPartition, TopicPartitionOffset } from "../kafka/index.ts";
 import type { Logger, StreamsMetrics, StreamsTracing } from "../observability/index.ts";
 import type { Committer } from "./committer.ts";
 import { partitionKey, type EngineTask } from "./engine-task.ts";
@@ -35,6 +35,10 @@ export interface ThreadDeps {
 interface PendingAssignment {
   partitions: TopicPartition[];
   standby: string[];
+  /** The generation the assignment belongs to; null where the client does not tell it. */
+  member: GroupMetadata | null;
+  /** The member missed a generation since its assignment before: others may have run its tasks meanwhile. */
+  lost?: boolean;
 }
 
 /**
@@ -48,7 +52,7 @@ export class StreamThread {
   readonly #deps: ThreadDeps;
   readonly #manager: TaskManager;
   #pending: PendingAssignment | null = null;
-  #assignment: PendingAssignment = { partitions: [], standby: [] };
+  #assignment: PendingAssignment = { partitions: [], standby: [], member: null };
   #running = false;
   #stopped: Promise<void> | null = null;
   #lastCommit = Date.now();
@@ -103,7 +107,12 @@ export class StreamThread {
    */
   onAssigned(partitions: TopicPartition[], standbyTaskIds: string[] = []): void {
     this.#manager.routes.detachAll(partitions);
-    this.#pending = this.#assignment = { partitions, standby: standbyTaskIds };
+    // Read now, in the join's own callback: the generation this assignment belongs to.
+    const member = this.#deps.consumer.groupMetadata();
+    const before = this.#assignment.member;
+    const missed = before !== null && member !== null && member.generationId > before.generationId + 1;
+    this.#assignment = { partitions, standby: standbyTaskIds, member };
+    this.#pending = { ...this.#assignment, lost: missed || (this.#pending?.lost ?? false) };
     this.#deps.metrics?.rebalanced();
     this.#wake?.();
   }
@@ -193,8 +202,15 @@ export class StreamThread {
     const pending = this.#pending;
     if (!pending) return;
     this.#pending = null;
+    // A member that missed a generation (it stalled past its session and was dropped) may
+    // have had its tasks run elsewhere: their stores and positions are stale, so every task
+    // is rebuilt from its checkpoint and the stable committed offsets, as if newly assigned.
+    if (pending.lost) {
+      this.#deps.logger.warn("this member missed a group generation; its tasks are treated as lost and restart from their committed offsets", { generationId: pending.member?.generationId });
+      this.#manager.rebuildAll();
+    }
     const active = partitionsByTask(pending.partitions, this.#deps.taskIdOf);
-    this.#manager.apply({ active, standby: pending.standby }, pending.partitions);
+    this.#manager.apply({ active, standby: pending.standby }, pending.partitions, pending.member);
   }
 
   async #loop(): Promise<void> {

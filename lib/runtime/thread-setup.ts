@@ -5,7 +5,10 @@ import type { StateDirectory } from "../state/index.ts";
 import type { Topology } from "../topology/index.ts";
 import { createActiveTask, type TaskEnvironment } from "./active-task.ts";
 import type { AppObservability } from "./app-observability.ts";
-import { AtLeastOnceCommitter, ExactlyOnceCommitter, type Committer } from "./committer.ts";
+import { AtLeastOnceCommitter, type Committer } from "./committer.ts";
+import { loadProcessId } from "./assignment/index.ts";
+import { TaskProducersCommitter } from "./eos/task-producers.ts";
+import { ThreadProducerCommitter } from "./eos/thread-producer.ts";
 import type { ResolvedConfig } from "./config.ts";
 import type { OffsetReset } from "./starting-positions.ts";
 import { StreamThread, type ThreadDeps } from "./stream-thread.ts";
@@ -31,20 +34,12 @@ export interface ThreadSetup {
 
 /**
  * The instance's stream thread with what it runs on: the committer of the processing
- * guarantee (one idempotent producer under at-least-once, per-task transactions under
- * exactly-once), and the factories of its active and standby tasks.
+ * guarantee, and the factories of its active and standby tasks.
  */
 export async function createStreamThread(setup: ThreadSetup): Promise<StreamThread> {
   const { topology, config, client, admin, consumer, logger, observability, plan, stateDirectory } = setup;
   const tracing = new StreamsTracing({ tracerProvider: config.tracerProvider, groupId: config.applicationId });
-  let committer: Committer;
-  if (config.processingGuarantee === "exactly_once") {
-    committer = new ExactlyOnceCommitter(client, config.applicationId, config.transactionTimeoutMs, logger, tracing);
-  } else {
-    const producer = client.producer({ idempotent: true });
-    await producer.connect();
-    committer = new AtLeastOnceCommitter(producer, consumer, resolveExceptionHandlers(setup.exceptionHandlers).production, tracing, logger);
-  }
+  const committer = await createCommitter(setup, tracing);
   const environment: TaskEnvironment = {
     exceptionHandlers: setup.exceptionHandlers,
     topology,
@@ -73,4 +68,24 @@ export async function createStreamThread(setup: ThreadSetup): Promise<StreamThre
     purgeable: new Set(plan.internal.filter((t) => t.name.endsWith("-repartition")).map((t) => t.name)),
     ...setup.callbacks,
   });
+}
+
+// At-least-once: one idempotent producer. Exactly-once: one transactional producer for the
+// thread where the client fences offsets by group generation (Kafka Streams'
+// exactly_once_v2), else one per task, fenced by its transactional id.
+async function createCommitter(setup: ThreadSetup, tracing: StreamsTracing): Promise<Committer> {
+  const { config, client, consumer, logger, stateDirectory } = setup;
+  if (config.processingGuarantee !== "exactly_once") {
+    const producer = client.producer({ idempotent: true });
+    await producer.connect();
+    return new AtLeastOnceCommitter(producer, consumer, resolveExceptionHandlers(setup.exceptionHandlers).production, tracing, logger);
+  }
+  const options = { client, applicationId: config.applicationId, transactionTimeoutMs: config.transactionTimeoutMs, logger, tracing };
+  if (!client.capabilities.fencesOffsetsByGeneration) {
+    logger.info("exactly-once with one transactional producer per task (the Kafka client cannot fence offsets by group generation)");
+    return new TaskProducersCommitter(options);
+  }
+  const committer = new ThreadProducerCommitter({ ...options, processId: loadProcessId(stateDirectory.appDir), thread: 1 });
+  logger.info("exactly-once with one transactional producer per stream thread, offsets fenced by group generation", { transactionalId: committer.transactionalId });
+  return committer;
 }

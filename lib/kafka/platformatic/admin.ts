@@ -114,12 +114,17 @@ export class PlatformaticAdmin {
   }
 
   /** Committed offsets of a group, with their commit metadata when there is any; partitions without a commit are absent. */
-  async committedOffsets(groupId: string, topics: string[]): Promise<TopicPartitionOffset[]> {
+  /**
+   * `requireStable`: offsets still pending in an open transaction are not answered (the
+   * broker's UNSTABLE_OFFSET_COMMIT, a RetriableError) until it commits or aborts (KIP-447).
+   */
+  async committedOffsets(groupId: string, topics: string[], requireStable = false): Promise<TopicPartitionOffset[]> {
     const counts = await this.partitionCounts(topics);
     if (counts.size === 0) return [];
     const groups = await guard(`fetch committed offsets of group ${groupId}`, () =>
       this.#admin.listConsumerGroupOffsets({
         groups: [{ groupId, topics: [...counts].map(([name, count]) => ({ name, partitionIndexes: Array.from({ length: count }, (_, i) => i) })) }],
+        requireStable,
       }),
     );
     const result: TopicPartitionOffset[] = [];

@@ -9,8 +9,8 @@ import { RestoreReader } from "./restore-reader.ts";
 import { PlatformaticTransactionalProducer } from "./transactional-producer.ts";
 
 // What this adapter does with @platformatic/kafka 2.12:
-// - TxnOffsetCommit v3 with the group generation, member id and instance id (KIP-447),
-//   when the process holds one member of the group (group-members.ts);
+// - TxnOffsetCommit v3 with the group generation, member id and instance id (KIP-447) of
+//   the consumer the engine names, and OffsetFetch with requireStable (admin.ts);
 // - JoinGroup with group.instance.id when the consumer is given one (KIP-345); a static
 //   member closes without LeaveGroup (consumer.ts);
 // - the engine's asynchronous assignor with per-member assignment userData, and rejoin()

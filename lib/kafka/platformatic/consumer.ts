@@ -3,10 +3,9 @@ import { platformatic, EARLIEST, LATEST, READ_COMMITTED, READ_UNCOMMITTED } from
 import type { Logger } from "../../observability/index.ts";
 import type { KafkaConnection } from "../config.ts";
 import type { GroupConsumerHandlers, GroupConsumerOptions } from "../consumer.ts";
-import type { Assignor, AssignorMember, TopicPartition, TopicPartitionOffset } from "../types.ts";
+import type { Assignor, AssignorMember, GroupMetadata, TopicPartition, TopicPartitionOffset } from "../types.ts";
 import { guard, protocolErrorName, translate } from "./errors.ts";
 import { LeaderFetcher, type FetchPosition } from "./fetcher.ts";
-import { registerMember } from "./group-members.ts";
 import { hookGroupProtocol } from "./group-protocol.ts";
 import { baseOptions } from "./options.ts";
 import { decodePartition } from "./records.ts";
@@ -29,7 +28,6 @@ export class PlatformaticGroupConsumer {
   readonly #fetcher: LeaderFetcher;
   readonly #options: GroupConsumerOptions;
   readonly #logger: Logger;
-  readonly #unregister: () => void;
   #topics: string[] = [];
   #fromBeginning = true;
   #assignment: TopicPartition[] = [];
@@ -74,10 +72,6 @@ export class PlatformaticGroupConsumer {
       rejoinRequested: () => this.#rejoinRequested,
     });
     this.#fetcher = new LeaderFetcher(this.#consumer, { maxWaitMs: options.maxWaitTimeMs ?? 100, partitionMaxBytes: options.maxBytesPerPartition ?? 1_048_576 });
-    this.#unregister = registerMember(options.groupId, () => {
-      const c = this.#consumer;
-      return this.#joined && c.memberId ? { generationId: c.generationId, memberId: c.memberId, groupInstanceId: c.groupInstanceId, coordinatorId: c.coordinatorId } : null;
-    });
   }
 
   get groupId(): string {
@@ -211,6 +205,16 @@ export class PlatformaticGroupConsumer {
     this.#wake?.();
   }
 
+  /**
+   * The generation this member last joined, for transactional offset commits: a commit
+   * of a generation the group has moved past is refused, so a zombie is fenced. Kept during
+   * a rebalance: the commit before the rejoin still belongs to the old generation.
+   */
+  groupMetadata(): GroupMetadata | null {
+    const c = this.#consumer;
+    return c.memberId ? { generationId: c.generationId, memberId: c.memberId, groupInstanceId: c.groupInstanceId ?? null } : null;
+  }
+
   /** Commits consumed positions (the next offset to read) for the current generation, with their metadata. */
   async commit(offsets: TopicPartitionOffset[]): Promise<void> {
     if (offsets.length === 0) return;
@@ -243,7 +247,6 @@ export class PlatformaticGroupConsumer {
 
   async disconnect(): Promise<void> {
     await this.stop();
-    this.#unregister();
     const consumer = this.#consumer;
     try {
       if (consumer.groupInstanceId) {

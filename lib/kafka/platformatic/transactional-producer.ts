@@ -4,9 +4,8 @@ import { CommitUncertainError, FatalError } from "../../errors/index.ts";
 import type { KafkaConnection } from "../config.ts";
 import { chunkRecords } from "../messages.ts";
 import type { TransactionalProducerOptions, TransactionState } from "../transactional-producer.ts";
-import type { LastOffsets, OutgoingRecord, TopicPartitionOffset } from "../types.ts";
+import type { GroupMetadata, LastOffsets, OutgoingRecord, TopicPartitionOffset } from "../types.ts";
 import { guard, translate } from "./errors.ts";
-import { soleMember } from "./group-members.ts";
 import { baseOptions } from "./options.ts";
 import { addLastOffsets, partitioner, toMessages } from "./producer.ts";
 
@@ -14,8 +13,8 @@ type Transaction = Awaited<ReturnType<Producer["beginTransaction"]>>;
 
 /**
  * One transactional producer, as the same state machine as the kafkajs adapter's. Offsets
- * go with TxnOffsetCommit v3, carrying the group member's generation, member id and
- * instance id when this process has one member of the group (see group-members.ts).
+ * go with TxnOffsetCommit v3, carrying the generation, member id and instance id of the
+ * group member given (KIP-447), so the coordinator refuses them from a zombie.
  */
 export class PlatformaticTransactionalProducer {
   readonly transactionalId: string;
@@ -85,16 +84,18 @@ export class PlatformaticTransactionalProducer {
     }
   }
 
-  /** Adds the consumed offsets (next offset to read) to the transaction. */
-  async sendOffsets(groupId: string, offsets: TopicPartitionOffset[]): Promise<void> {
+  /**
+   * Adds the consumed offsets (next offset to read) to the transaction. Without `member`
+   * they go without a generation (-1), which the coordinator accepts from anyone.
+   */
+  async sendOffsets(groupId: string, offsets: TopicPartitionOffset[], member?: GroupMetadata | null): Promise<void> {
     const transaction = this.#current("sendOffsets");
     if (offsets.length === 0) return;
     try {
       this.#touched = true;
       // AddOffsetsToTxn: the client reads only the group id of the consumer it is given.
       await transaction.addConsumer({ groupId } as Consumer);
-      const member = soleMember(groupId);
-      const coordinator = member?.coordinatorId ?? (await this.#groupCoordinator(groupId));
+      const coordinator = await this.#groupCoordinator(groupId);
       const connections = await this.#producer.connectToBrokers([coordinator]);
       const connection = connections.get(coordinator)!;
       const byTopic = new Map<string, TopicPartitionOffset[]>();

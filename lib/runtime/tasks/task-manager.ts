@@ -1,5 +1,5 @@
 import { SluiceError } from "../../errors/index.ts";
-import type { GroupConsumer, KafkaAdmin, TopicPartition, TopicPartitionOffset } from "../../kafka/index.ts";
+import type { GroupConsumer, GroupMetadata, KafkaAdmin, TopicPartition, TopicPartitionOffset } from "../../kafka/index.ts";
 import type { Logger, StreamsMetrics } from "../../observability/index.ts";
 import type { Committer } from "../committer.ts";
 import type { ResolvedConfig } from "../config.ts";
@@ -109,7 +109,7 @@ export class TaskManager {
     for (const id of this.#entries.keys()) this.#rebuild.add(id);
   }
 
-  apply(assignment: TaskAssignment, partitions: TopicPartition[]): void {
+  apply(assignment: TaskAssignment, partitions: TopicPartition[], member: GroupMetadata | null = null): void {
     const { committer, logger, config } = this.#deps;
     for (const [id, entry] of this.#entries) if (!entry.lifecycle.closed && assignment.active.has(id) && !samePartitions(entry.partitions, assignment.active.get(id)!)) this.#rebuild.add(id);
     const diff = diffAssignment({ active: this.#entries.keys(), standby: this.#wantedStandbys, rebuild: this.#rebuild }, assignment);
@@ -124,7 +124,7 @@ export class TaskManager {
       ...(diff.rebuilt.length > 0 ? { rebuilt: diff.rebuilt } : {}),
       ...(assignment.standby.length > 0 ? { standby: [...assignment.standby].sort(), standbyCreated: diff.standbyCreated, standbyClosed: diff.standbyClosed } : {}),
     });
-    this.#afterAssignment = (committer.afterAssignment?.(partitions) ?? Promise.resolve()).catch((error) => logger.warn("after-assignment commit failed", { error: (error as Error).message }));
+    this.#afterAssignment = (committer.afterAssignment?.(partitions, member) ?? Promise.resolve()).catch((error) => logger.warn("after-assignment commit failed", { error: (error as Error).message }));
     for (const id of [...diff.closed, ...diff.rebuilt]) this.#close(this.#entries.get(id)!);
     for (const id of diff.kept) this.#keep(this.#entries.get(id)!, config.processingGuarantee === "exactly_once");
     this.#wantedStandbys = new Set(this.#deps.createStandby ? assignment.standby.filter((id) => !assignment.active.has(id)) : []);
@@ -216,7 +216,7 @@ export class TaskManager {
     if (entry.lifecycle.closed) return;
     await committer.prepare({ id: entry.id });
     if (entry.lifecycle.closed) return;
-    const positions = await startingPositions(admin, config.applicationId, entry.partitions, this.#deps.resetFor);
+    const positions = await startingPositions(admin, config.applicationId, entry.partitions, this.#deps.resetFor, committer.requiresStableOffsets ?? false);
     if (entry.lifecycle.closed) return;
     const task = (entry.task ??= this.#deps.createTask(entry.id, entry.partitions, entry.taskCount));
     entry.lifecycle.moveTo("restoring");

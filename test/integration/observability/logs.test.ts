@@ -5,7 +5,8 @@ import { afterAll, describe, expect, it } from "vitest";
 import { Consumed, Materialized, Produced, StreamsBuilder } from "../../../lib/dsl/index.ts";
 import type { LogLevel, Logger } from "../../../lib/observability/index.ts";
 import { RetriableError } from "../../../lib/errors/index.ts";
-import { TaskTransaction } from "../../../lib/runtime/eos/task-transaction.ts";
+import { CommitTransaction } from "../../../lib/runtime/eos/commit-transaction.ts";
+import { taskTransactionalId } from "../../../lib/runtime/eos/task-producers.ts";
 import { StreamsApp } from "../../../lib/runtime/index.ts";
 import { Serdes } from "../../../lib/serdes/index.ts";
 import { TestKafka } from "../../../lib/testing/test-kafka.ts";
@@ -86,7 +87,7 @@ describe("log levels of a healthy exactly-once run (real broker)", () => {
     await kafka.createTopics([{ name: topic, partitions: 1 }, { name: input, partitions: 1 }]);
     const lines: Line[] = [];
     const applicationId = uniqueName("logs-abort");
-    const transaction = new TaskTransaction(testClient(), { applicationId, taskId: "0_0", transactionTimeoutMs: 10_000, logger: capturingLogger(lines) });
+    const transaction = new CommitTransaction(testClient(), { transactionalId: taskTransactionalId(applicationId, "0_0"), owner: "task 0_0", logFields: { taskId: "0_0" }, transactionTimeoutMs: 10_000, logger: capturingLogger(lines) });
     await transaction.init();
     try {
       // Larger than the broker's message.max.bytes (1 MiB by default): refused for good.

@@ -4,7 +4,9 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { StreamsApp } from "../../../lib/runtime/index.ts";
 import { TestKafka } from "../../../lib/testing/test-kafka.ts";
-import { bootstrap, testClient, uniqueName, waitFor } from "../support.ts";
+import { createKafkaClient } from "../../../lib/kafka/index.ts";
+import { silentLogger } from "../../../lib/observability/index.ts";
+import { bootstrap, uniqueName, waitFor } from "../support.ts";
 import { capturingLogger, countingTopology, lastCountPerKey, steadyLoad, type LogLine } from "./task-manager-support.ts";
 
 const PARTITIONS = 3;
@@ -24,7 +26,7 @@ describe("task manager: one task's producer is fenced", () => {
     const input = uniqueName("fence-in");
     const output = uniqueName("fence-out");
     const applicationId = uniqueName("fence");
-    const client = testClient();
+    const client = createKafkaClient({ clientId: uniqueName("fence-test"), brokers: [bootstrap()], client: "kafkajs" }, silentLogger);
     const admin = client.admin();
     await admin.connect();
     await admin.createTopics([{ name: input, partitions: PARTITIONS }, { name: output, partitions: PARTITIONS }]);
@@ -34,6 +36,8 @@ describe("task manager: one task's producer is fenced", () => {
     const app = new StreamsApp(countingTopology(input, output), {
       applicationId, bootstrapServers: bootstrap(), stateDir: mkdtempSync(join(tmpdir(), "sluice-fence-")),
       processingGuarantee: "exactly_once", commitIntervalMs: 100, logger: capturingLogger(lines, "app"),
+      // One transactional producer per task is the kafkajs client's way (thread-producer.test.ts: the other's).
+      kafkaClient: "kafkajs",
     });
     const load = steadyLoad(producer, input, KEYS, 30);
     const samples: Array<{ at: number; offsets: Map<number, number> }> = [];

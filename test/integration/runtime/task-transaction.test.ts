@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { FencedError } from "../../../lib/errors/index.ts";
 import { silentLogger } from "../../../lib/observability/index.ts";
-import { TaskTransaction } from "../../../lib/runtime/eos/task-transaction.ts";
+import { CommitTransaction } from "../../../lib/runtime/eos/commit-transaction.ts";
+import { taskTransactionalId } from "../../../lib/runtime/eos/task-producers.ts";
 import { readTopic, testClient, uniqueName, waitFor } from "../support.ts";
 
 describe("a task's transaction", () => {
@@ -14,12 +15,12 @@ describe("a task's transaction", () => {
     const applicationId = uniqueName("app");
     await admin.createTopics([{ name: topic, partitions: 1 }, { name: input, partitions: 1 }]);
 
-    const options = { applicationId, taskId: "0_0", transactionTimeoutMs: 10_000, logger: silentLogger };
-    const zombie = new TaskTransaction(client, options);
+    const options = { transactionalId: taskTransactionalId(applicationId, "0_0"), owner: "task 0_0", logFields: { taskId: "0_0" }, transactionTimeoutMs: 10_000, logger: silentLogger };
+    const zombie = new CommitTransaction(client, options);
     await zombie.init();
     await zombie.commit(applicationId, [{ topic, partition: 0, key: null, value: Buffer.from("first") }], [{ topic: input, partition: 0, offset: 1 }]);
 
-    const owner = new TaskTransaction(client, options);
+    const owner = new CommitTransaction(client, options);
     await owner.init();
     await expect(
       zombie.commit(applicationId, [{ topic, partition: 0, key: null, value: Buffer.from("zombie") }], [{ topic: input, partition: 0, offset: 2 }]),

@@ -1,11 +1,14 @@
 import { CommitUncertainError, FencedError, RetriableError } from "../../errors/index.ts";
-import type { KafkaClient, LastOffsets, OutgoingRecord, TopicPartitionOffset, TransactionalProducer } from "../../kafka/index.ts";
+import type { GroupMetadata, KafkaClient, LastOffsets, OutgoingRecord, TopicPartitionOffset, TransactionalProducer } from "../../kafka/index.ts";
 import type { Logger } from "../../observability/index.ts";
 import { faultPoint } from "../fault-points.ts";
 
-export interface TaskTransactionOptions {
-  applicationId: string;
-  taskId: string;
+export interface CommitTransactionOptions {
+  transactionalId: string;
+  /** Who commits in it, as logs and errors name it: `task 0_1`, or `thread 1`. */
+  owner: string;
+  /** Log fields naming the tasks in it. */
+  logFields: Record<string, unknown>;
   transactionTimeoutMs: number;
   logger: Logger;
   /** Attempts for a commit cycle that failed with a retriable error before the outcome was decided. */
@@ -13,33 +16,38 @@ export interface TaskTransactionOptions {
 }
 
 /**
- * The exactly-once commit cycle of one task: its output, changelog records and input
- * offsets of one commit interval go into one Kafka transaction. The transactional id is
- * `<applicationId>-<taskId>`, because the client cannot fence offsets by group
- * generation: a new owner of the task fences the old one by initialising the same id.
+ * One exactly-once commit cycle: output, changelog records and input offsets of one commit
+ * interval go into one Kafka transaction, of one task (its own producer) or of all tasks of
+ * a stream thread (one producer, offsets fenced by the group generation).
  *
  * `commit` either resolves (everything committed) or throws:
- * - FencedError: another instance owns the task now; close it without committing;
+ * - FencedError: another instance owns the work now (its producer took the transactional
+ *   id, or the group moved past this member's generation); close it without committing;
  * - CommitUncertainError: commit() itself failed, so the outcome is unknown; the producer
  *   was rebuilt (fencing any half-done transaction of ours) and the caller must rewind to
  *   the committed offsets and roll back local state;
  * - RetriableError: the cycle failed before commit() and the transaction is aborted (by
  *   the producer's rebuild when abort() was not possible); rewind the same way.
  */
-export class TaskTransaction {
+export class CommitTransaction {
   readonly transactionalId: string;
   readonly #client: KafkaClient;
-  readonly #options: TaskTransactionOptions;
+  readonly #options: CommitTransactionOptions;
   #producer: TransactionalProducer | null = null;
   #aborted = 0;
 
-  constructor(client: KafkaClient, options: TaskTransactionOptions) {
+  constructor(client: KafkaClient, options: CommitTransactionOptions) {
     this.#client = client;
     this.#options = options;
-    this.transactionalId = `${options.applicationId}-${options.taskId}`;
+    this.transactionalId = options.transactionalId;
   }
 
-  /** Transactions this task aborted or whose outcome it had to give up on. */
+  /** Whether a producer is initialised (false before init() and after a fence closed it). */
+  get ready(): boolean {
+    return this.#producer !== null;
+  }
+
+  /** Transactions aborted here or whose outcome had to be given up on. */
   get abortedTransactions(): number {
     return this.#aborted;
   }
@@ -55,16 +63,17 @@ export class TaskTransaction {
     this.#producer = producer;
   }
 
-  async commit(groupId: string, records: OutgoingRecord[], offsets: TopicPartitionOffset[]): Promise<LastOffsets> {
+  /** `member`: the consumer's generation, sent with the offsets where the client can (KIP-447). */
+  async commit(groupId: string, records: OutgoingRecord[], offsets: TopicPartitionOffset[], member: () => GroupMetadata | null = () => null): Promise<LastOffsets> {
     const retries = this.#options.retries ?? 5;
     for (let attempt = 0; ; attempt++) {
       let committing = false;
       const producer = this.#producer;
-      if (!producer) throw new FencedError(`task ${this.#options.taskId} has no transactional producer; it was closed`);
+      if (!producer) throw new FencedError(`${this.#options.owner} has no transactional producer; it was closed`);
       try {
         await producer.begin();
         const positions = await producer.send(records);
-        await producer.sendOffsets(groupId, offsets);
+        await producer.sendOffsets(groupId, offsets, member());
         faultPoint("eos.before-commit");
         committing = true;
         await producer.commit();
@@ -75,7 +84,7 @@ export class TaskTransaction {
           await new Promise((r) => setTimeout(r, Math.min(50 * 2 ** attempt, 2000)));
           continue;
         }
-        if (outcome === "retry") throw new CommitUncertainError(`task ${this.#options.taskId}: commit kept failing after ${retries + 1} attempts`, { cause: error });
+        if (outcome === "retry") throw new CommitUncertainError(`${this.#options.owner}: commit kept failing after ${retries + 1} attempts`, { cause: error });
         throw outcome;
       }
     }
@@ -89,7 +98,7 @@ export class TaskTransaction {
   // Decides what a failed cycle means. Before commit() the transaction can be aborted
   // and the same cycle retried; a failed commit() leaves the outcome unknown.
   async #recover(producer: TransactionalProducer, error: unknown, committing: boolean): Promise<"retry" | Error> {
-    const { logger, taskId } = this.#options;
+    const { logger, owner, logFields } = this.#options;
     if (error instanceof FencedError) {
       await this.close();
       return error;
@@ -107,8 +116,8 @@ export class TaskTransaction {
     this.#aborted++;
     // Before commit() the transaction never committed: the rebuild below fences it and the
     // coordinator aborts it, a known outcome. Only a failed commit() leaves it unknown.
-    if (committing) logger.warn("transaction outcome unknown: commit failed; rebuilding the producer and rewinding the task", { taskId, error });
-    else logger.warn("transaction aborted: it failed before commit; rebuilding the producer (which aborts it) and rewinding the task", { taskId, error });
+    if (committing) logger.warn("transaction outcome unknown: commit failed; rebuilding the producer and rewinding", { ...logFields, error });
+    else logger.warn("transaction aborted: it failed before commit; rebuilding the producer (which aborts it) and rewinding", { ...logFields, error });
     try {
       await this.init();
     } catch (initError) {
@@ -116,7 +125,7 @@ export class TaskTransaction {
       return initError as Error;
     }
     if (error instanceof CommitUncertainError) return error;
-    if (committing) return new CommitUncertainError(`task ${taskId}: commit failed (${(error as Error).message}); its outcome is unknown`, { cause: error });
-    return new RetriableError(`task ${taskId}: transaction aborted before commit (${(error as Error).message})`, { cause: error });
+    if (committing) return new CommitUncertainError(`${owner}: commit failed (${(error as Error).message}); its outcome is unknown`, { cause: error });
+    return new RetriableError(`${owner}: transaction aborted before commit (${(error as Error).message})`, { cause: error });
   }
 }

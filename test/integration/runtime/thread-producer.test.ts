@@ -1,0 +1,83 @@
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { createKafkaClient } from "../../../lib/kafka/index.ts";
+import { silentLogger } from "../../../lib/observability/index.ts";
+import { StreamsApp } from "../../../lib/runtime/index.ts";
+import { TestKafka } from "../../../lib/testing/test-kafka.ts";
+import { bootstrap, uniqueName, waitFor } from "../support.ts";
+import { capturingLogger, countingTopology, lastCountPerKey, steadyLoad, type LogLine } from "./task-manager-support.ts";
+
+const PARTITIONS = 3;
+const KEYS = 30;
+
+/**
+ * Exactly-once on a client that fences offsets by generation (@platformatic/kafka): the
+ * stream thread's tasks share one transactional producer, `<applicationId>-<processId>-1`.
+ * A producer taking a task's id (what fences a task under kafkajs) fences nothing here;
+ * one taking the thread's id fences every task at once, each recovers, and the counts
+ * stay exact.
+ */
+describe("exactly-once with one transactional producer per stream thread", () => {
+  it("puts every task in the thread's transaction: the thread's id fences them all, a task's id none", async () => {
+    const input = uniqueName("thread-in");
+    const output = uniqueName("thread-out");
+    const applicationId = uniqueName("thread");
+    const client = createKafkaClient({ clientId: uniqueName("thread-test"), brokers: [bootstrap()], client: "platformatic" }, silentLogger);
+    const admin = client.admin();
+    await admin.connect();
+    await admin.createTopics([{ name: input, partitions: PARTITIONS }, { name: output, partitions: PARTITIONS }]);
+    const producer = client.producer();
+    await producer.connect();
+    const lines: LogLine[] = [];
+    const app = new StreamsApp(countingTopology(input, output), {
+      applicationId, bootstrapServers: bootstrap(), stateDir: mkdtempSync(join(tmpdir(), "sluice-thread-")), kafkaClient: "platformatic",
+      processingGuarantee: "exactly_once", commitIntervalMs: 100, logger: capturingLogger(lines, "app"),
+    });
+    const load = steadyLoad(producer, input, KEYS, 30);
+    const count = (prefix: string) => lines.filter((l) => l.message.startsWith(prefix)).length;
+    const fence = async (transactionalId: string) => {
+      const rogue = client.transactionalProducer({ transactionalId, transactionTimeoutMs: 10_000 });
+      await rogue.init();
+      await rogue.close();
+    };
+    const committedTotal = async () => (await admin.committedOffsets(applicationId, [input])).reduce((sum, o) => sum + o.offset, 0);
+    try {
+      await app.start({ handleSignals: false });
+      await waitFor("the app runs its tasks", () => app.state === "RUNNING" && app.activeTasks().length === PARTITIONS, 60_000);
+      const chosen = lines.find((l) => l.message.startsWith("exactly-once with one transactional producer per stream thread"));
+      const transactionalId = String(chosen?.fields?.["transactionalId"]);
+      expect(transactionalId).toMatch(new RegExp(`^${applicationId}-[0-9a-f-]{36}-1$`));
+
+      // A task's own id is not in use: fencing it changes nothing, and commits go on.
+      await fence(`${applicationId}-0_1`);
+      const before = await committedTotal();
+      await waitFor("commits after a task's id was taken", async () => (await committedTotal()) > before, 30_000);
+      expect(count("task failed;")).toBe(0);
+
+      // The thread's id: the next commit is fenced, and every task was in it.
+      await fence(transactionalId);
+      await waitFor("every task failed", () => count("task failed;") >= PARTITIONS, 60_000);
+      const failed = new Set(lines.filter((l) => l.message.startsWith("task failed;")).map((l) => l.fields!["task"]));
+      expect(failed).toEqual(new Set(["0_0", "0_1", "0_2"]));
+      await waitFor("every task recovered", () => count("task recovered;") >= PARTITIONS && app.activeTasks().length === PARTITIONS, 60_000);
+
+      await load.stop();
+      await waitFor("all input committed", async () => (await committedTotal()) === load.total, 60_000);
+      const kafka = new TestKafka(bootstrap());
+      try {
+        const last = lastCountPerKey(await kafka.read(output, { readCommitted: true }));
+        expect(Object.fromEntries(last)).toEqual(Object.fromEntries(load.sent));
+      } finally {
+        await kafka.close();
+      }
+    } finally {
+      await load.stop();
+      await producer.disconnect();
+      await app.close();
+      await admin.disconnect();
+      await client.close();
+    }
+  }, 240_000);
+});
