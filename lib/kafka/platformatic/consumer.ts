@@ -4,6 +4,7 @@ import type { Logger } from "../../observability/index.ts";
 import type { KafkaConnection } from "../config.ts";
 import type { GroupConsumerHandlers, GroupConsumerOptions } from "../consumer.ts";
 import type { Assignor, AssignorMember, GroupMetadata, TopicPartition, TopicPartitionOffset } from "../types.ts";
+import { PlatformaticAdmin } from "./admin.ts";
 import { guard, protocolErrorName, translate } from "./errors.ts";
 import { LeaderFetcher, type FetchPosition } from "./fetcher.ts";
 import { hookGroupProtocol } from "./group-protocol.ts";
@@ -27,6 +28,7 @@ export class PlatformaticGroupConsumer {
   readonly #consumer: Consumer;
   readonly #fetcher: LeaderFetcher;
   readonly #options: GroupConsumerOptions;
+  readonly #connection: KafkaConnection;
   readonly #logger: Logger;
   #topics: string[] = [];
   #fromBeginning = true;
@@ -50,6 +52,7 @@ export class PlatformaticGroupConsumer {
   #rejoinRequested = false;
 
   constructor(connection: KafkaConnection, options: GroupConsumerOptions, logger: Logger) {
+    this.#connection = connection;
     this.#options = options;
     this.#logger = logger;
     const assignor = options.assignor;
@@ -90,7 +93,10 @@ export class PlatformaticGroupConsumer {
     const patterns = topics.filter((t): t is RegExp => t instanceof RegExp);
     const names = topics.filter((t): t is string => typeof t === "string");
     if (patterns.length > 0) {
-      const existing = await guard("list topics", async () => [...(await this.#consumer.metadata({ topics: [], forceUpdate: true })).topics.keys()]);
+      // The client's metadata() answers only for the topics it is asked about, so the
+      // cluster's topic list comes from an admin of the same connection.
+      const admin = new PlatformaticAdmin(this.#connection);
+      const existing = await admin.listTopics().finally(() => admin.disconnect());
       for (const topic of existing) if (!topic.startsWith("__") && patterns.some((p) => p.test(topic))) names.push(topic);
     }
     this.#topics = [...new Set(names)];

@@ -35,6 +35,19 @@ function isPassing(error: unknown, depth = 0): boolean {
   return (shape.errors ?? []).some((inner) => isPassing(inner, depth + 1)) || isPassing(shape.cause, depth + 1);
 }
 
+// The socket's own error under the client's wrappers ("connect ECONNREFUSED 127.0.0.1:9092"):
+// the wrappers say only that a connection failed, this says why.
+function systemError(error: unknown, depth = 0): string | undefined {
+  const shape = error as ClientErrorShape | undefined;
+  if (!shape || typeof shape !== "object" || depth > 6) return undefined;
+  if (typeof shape.code === "string" && /^E[A-Z]+$/.test(shape.code)) return shape.message;
+  for (const inner of [...(shape.errors ?? []), shape.cause]) {
+    const found = systemError(inner, depth + 1);
+    if (found) return found;
+  }
+  return undefined;
+}
+
 /**
  * Translates a @platformatic/kafka error into Sluice's errors, by the same table as the
  * kafkajs adapter: the broker's error name decides fenced / retriable / fatal.
@@ -42,7 +55,8 @@ function isPassing(error: unknown, depth = 0): boolean {
 export function translate(error: unknown, what: string): SluiceError {
   const shape = (error ?? {}) as ClientErrorShape;
   const type = protocolErrorName(error);
-  const message = [shape.message, ...(shape.errors ?? []).map((e) => (e as ClientErrorShape)?.message)].filter(Boolean).join("; ");
+  const system = systemError(error);
+  const message = [shape.message, ...(shape.errors ?? []).map((e) => (e as ClientErrorShape)?.message), system].filter(Boolean).join("; ");
   if (shape.code === "PLT_KFK_AUTHENTICATION" || type === "SASL_AUTHENTICATION_FAILED") {
     return new FatalError(`${what} failed: SASL authentication was refused; check the username, password and mechanism`, { cause: error });
   }
