@@ -32,5 +32,23 @@ describe.each(adapters)("the %s adapter's error translation", (name) => {
     const failure = await admin.connect().then(() => admin.listTopics()).then(() => null, (error: unknown) => error);
     await admin.disconnect().catch(() => undefined);
     expect(actionOf(failure)).toBe("retry");
+    // The socket's own reason is in the message, for the operator reading the log.
+    expect(String((failure as Error).message)).toContain("ECONNREFUSED");
+  });
+
+  // Instances of one application start together and race to create its internal topics:
+  // the loser's "already exists" is the outcome it wanted, not an error.
+  it("lets instances racing to create the same topics all succeed", async () => {
+    const topics = [uniqueName("race"), uniqueName("race")].map((topicName) => ({ name: topicName, partitions: 2 }));
+    const admins = Array.from({ length: 4 }, () => clientFor(name).admin());
+    await Promise.all(admins.map((a) => a.connect()));
+    try {
+      const created = await Promise.all(admins.map((a) => a.createTopics(topics)));
+      expect(created.flat().length).toBeGreaterThanOrEqual(topics.length);
+      const listed = await admins[0]!.listTopics();
+      for (const t of topics) expect(listed).toContain(t.name);
+    } finally {
+      await Promise.all(admins.map((a) => a.disconnect()));
+    }
   });
 });

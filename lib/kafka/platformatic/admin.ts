@@ -2,7 +2,7 @@ import type { Admin } from "@platformatic/kafka";
 import { platformatic, EARLIEST, LATEST, READ_UNCOMMITTED, TOPIC_RESOURCE } from "./library.ts";
 import type { KafkaConnection } from "../config.ts";
 import type { GroupDescription, TopicPartitionOffset, TopicSpec } from "../types.ts";
-import { guard } from "./errors.ts";
+import { guard, protocolErrorName } from "./errors.ts";
 import { baseOptions } from "./options.ts";
 
 /** Topic and group administration, in the boundary's own types. */
@@ -47,7 +47,8 @@ export class PlatformaticAdmin {
           });
         } catch (error) {
           // Another instance may have created it first; that is the outcome we wanted.
-          if (!/TOPIC_ALREADY_EXISTS|already exists/i.test(describe(error))) throw error;
+          // The broker's error name sits under the client's wrappers (one per attempt).
+          if (protocolErrorName(error) !== "TOPIC_ALREADY_EXISTS") throw error;
         }
       });
     }
@@ -185,9 +186,4 @@ export class PlatformaticAdmin {
 function normaliseState(state: string): string {
   const names: Record<string, string> = { PREPARING_REBALANCE: "PreparingRebalance", COMPLETING_REBALANCE: "CompletingRebalance", STABLE: "Stable", DEAD: "Dead", EMPTY: "Empty" };
   return names[state] ?? state;
-}
-
-function describe(error: unknown): string {
-  const e = error as { message?: string; errors?: { message?: string; apiId?: string }[]; apiId?: string };
-  return [e?.message, e?.apiId, ...(e?.errors ?? []).flatMap((x) => [x?.message, x?.apiId])].filter(Boolean).join(" ");
 }
