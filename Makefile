@@ -42,8 +42,10 @@ help:
 	@echo "make test        lint, type-check and run every test against a real broker"
 	@echo "make build       compile lib/ to dist/ (what the npm package ships)"
 	@echo "make docs        API reference from the doc comments, into docs/api/index.html"
-	@echo "make bench       Sluice, Kafka Streams and Quix Streams side by side on a local broker (QUICK=1: under 5 min; BENCH_DOCS=1: table into docs/benchmarks.md)"
+	@echo "make bench       Sluice on each Kafka client (kafkajs, platformatic), Kafka Streams and Quix Streams side by side on a local broker"
+	@echo "                 (QUICK=1: under 5 min; BENCH_SYSTEMS=sluice-platformatic,kstreams: some systems only; BENCH_DOCS=1: table into docs/benchmarks.md)"
 	@echo "make bench-sluice  Sluice's own benchmark (more workloads, restore, latency; Sluice only)"
+	@echo "make chaos       the exactly-once crash suite, once on each Kafka client (KAFKA_CLIENT=kafkajs or KAFKA_CLIENT=platformatic: that one only)"
 	@echo "make kafka-up    start a local broker and print its address; make kafka-down stops it"
 	@echo "SLUICE_TESTCONTAINERS=1 make test   also run part of the suite on a broker in a container (root: sets up dockerd)"
 	@echo "make helm-lint   lint and render the Helm chart (builds helm with Go the first time)"
@@ -167,8 +169,17 @@ bench-docs: node_modules/.installed
 bench-sluice: setup
 	node test/bench/main.ts
 
+# The crash suite once per Kafka client, each run with SLUICE_KAFKA_CLIENT set for the
+# harness and its workers; KAFKA_CLIENT=kafkajs|platformatic runs one. SLUICE_CHAOS_RUN lets
+# the runs share one figures table (test/chaos/last-run.md); a failing client fails the
+# target after the other has run too.
+CHAOS_CLIENTS := $(or $(KAFKA_CLIENT),kafkajs platformatic)
 chaos: setup
-	$(VITEST) run --project chaos
+	@test -z "$(filter-out kafkajs platformatic,$(CHAOS_CLIENTS))" || { echo "KAFKA_CLIENT=$(KAFKA_CLIENT): use kafkajs or platformatic"; exit 1; }
+	@export SLUICE_CHAOS_RUN=$$$$; status=0; for client in $(CHAOS_CLIENTS); do \
+	  echo "make chaos: the crash suite on Kafka client $$client"; \
+	  SLUICE_KAFKA_CLIENT=$$client $(VITEST) run --project chaos || status=1; \
+	done; exit $$status
 
 kafka-up: setup
 	@node test/broker/cli.ts up

@@ -1,11 +1,13 @@
 /**
- * `make bench`: Sluice, Kafka Streams and Quix Streams side by side on one broker, over the
- * same pre-loaded input, in alternation (Sluice, Kafka Streams, Quix, Sluice, …) for each
- * scenario; every run's output verified before its figure counts. Writes
+ * `make bench`: Sluice on each Kafka client (kafkajs, platformatic), Kafka Streams and Quix
+ * Streams side by side on one broker, over the same pre-loaded input, in alternation (Sluice
+ * kafkajs, Sluice platformatic, Kafka Streams, Quix, Sluice kafkajs, …) for each scenario;
+ * every run's output verified before its figure counts. Writes
  * test/bench/results/<time>.md (+ .json, + .png) and results/latest.md.
  * Env: QUICK=1, BENCH_RECORDS, BENCH_ROUNDS, BENCH_SCENARIOS (comma list of
  * "workload/guarantee/commitMs/partitions", e.g. "passthrough/exactly_once/100/3"),
- * BENCH_SYSTEMS (comma list), KAFKA_BOOTSTRAP_SERVERS (a running broker).
+ * BENCH_SYSTEMS (comma list of sluice-kafkajs, sluice-platformatic, kstreams, quix; "sluice"
+ * is both Sluice clients), KAFKA_BOOTSTRAP_SERVERS (a running broker).
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -16,9 +18,9 @@ import { startBroker } from "../broker/provider.ts";
 import type { InputSpec } from "./generated-input.ts";
 import { committedTotal, loadInputs, readOutput } from "./inputs.ts";
 import { machineReport } from "./machine.ts";
-import { type InputTopics, peerWorkload, type PeerWorkload, SYSTEMS, type SystemName } from "./peer-workloads.ts";
+import { type InputTopics, parseSystems, peerWorkload, type PeerWorkload, type SystemName } from "./peer-workloads.ts";
 import { measurePeerLatency } from "./peer-latency.ts";
-import { type Cell, type LatencyCell, latencyTable, type RunFigure, summarise, throughputTable, type Variant } from "./report.ts";
+import { type Cell, clientTable, type LatencyCell, latencyTable, type RunFigure, summarise, throughputTable, type Variant } from "./report.ts";
 import { restoreScenario, type RestoreCell, restoreTable } from "./restore.ts";
 import { RunnerProcess } from "./systems.ts";
 import { verify } from "./verify.ts";
@@ -33,7 +35,7 @@ interface Scenario {
 const quick = process.env["QUICK"] === "1";
 const records = Number(process.env["BENCH_RECORDS"] ?? (quick ? 10_000 : 1_000_000));
 const rounds = Number(process.env["BENCH_ROUNDS"] ?? (quick ? 1 : 3));
-const systems = (process.env["BENCH_SYSTEMS"]?.split(",") ?? SYSTEMS) as SystemName[];
+const systems = parseSystems(process.env["BENCH_SYSTEMS"]);
 // The prioritised scenarios for QUICK; the full run: every workload at-least-once (1 s commits)
 // and exactly-once (100 ms commits) on 3 partitions, and exactly-once on 30 partitions.
 const QUICK_SCENARIOS = ["passthrough/at_least_once/1000/3", "count-10k-keys/at_least_once/1000/3", "passthrough/exactly_once/100/3", "count-10k-keys/exactly_once/100/3"];
@@ -48,7 +50,9 @@ const latencySeconds = Number(process.env["BENCH_LATENCY_SECONDS"] ?? (quick ? 5
 const restoreRecords = Number(process.env["BENCH_RESTORE_RECORDS"] ?? (quick ? 10_000 : 1_000_000));
 
 const broker = await startBroker();
-const client = createKafkaClient({ clientId: "bench", brokers: [broker.bootstrap] }, silentLogger);
+// The harness's own client (loading, reading back, committed offsets) stays on kafkajs
+// whatever SLUICE_KAFKA_CLIENT says, so the checks do not change with the client measured.
+const client = createKafkaClient({ clientId: "bench", brokers: [broker.bootstrap], client: "kafkajs" }, silentLogger);
 const admin = client.admin();
 await admin.connect();
 const stateRoot = join(tmpdir(), `sluice-bench-${Date.now()}`);
@@ -131,13 +135,14 @@ try {
 const settings = [
   `${records.toLocaleString("en-US")} records of ~100 bytes per input, loaded before timing; ${rounds} round(s), systems in alternation; medians of verified runs.`,
   `Timing: from the system saying it processes (group joined, tasks assigned) to the group's committed input offsets reaching the input's end (polled every 50 ms), so it includes up to one commit interval.`,
-  `CPU: utime + stime from /proc/<pid>/stat; peak RSS: VmRSS from /proc/<pid>/status polled every 100 ms; the same for all three, the runner process only.`,
+  `CPU: utime + stime from /proc/<pid>/stat; peak RSS: VmRSS from /proc/<pid>/status polled every 100 ms; the same for every system, the runner process only.`,
   `One process and one stream thread each; Kafka Streams -Xmx512m, default 10 MiB record cache, RocksDB; Quix Streams default RocksDB; Sluice SQLite stores, default record cache.`,
+  `Sluice runs the same topology once per Kafka client (SLUICE_KAFKA_CLIENT=kafkajs, =platformatic): "Sluice (kafkajs)" and "Sluice (platformatic)" are separate systems of the alternation.`,
   `Kafka Streams cold: the first run in a fresh JVM; steady: a second run in the same JVM under a fresh application id over the same input (ratios are against steady).`,
   `Outputs read back with read_committed and checked against a brute-force expectation from the generated input; a run that fails is FAILED, not a figure.`,
 ];
 const markdown = [
-  `# Benchmark: Sluice, Kafka Streams and Quix Streams${quick ? " (QUICK)" : ""}`,
+  `# Benchmark: Sluice (kafkajs, platformatic), Kafka Streams and Quix Streams${quick ? " (QUICK)" : ""}`,
   "",
   `Run ${new Date(started).toISOString()}, ${Math.round((Date.now() - started) / 1000)} s.`,
   "",
@@ -148,6 +153,9 @@ const markdown = [
   "## Throughput",
   "",
   throughputTable(cells),
+  ...(systems.includes("sluice-kafkajs") && systems.includes("sluice-platformatic")
+    ? ["", "### Sluice by Kafka client", "", "Each client's throughput against the peers (the ratio columns above, side by side), and platformatic against kafkajs.", "", clientTable(cells)]
+    : []),
   ...(latencyCells.length > 0
     ? ["", "## End-to-end latency", "", `Pass-through fed at a fixed rate for ${latencySeconds} s: half of the slowest system's verified pass-through rate above (so every system runs at or under half its peak), or BENCH_LATENCY_RATE; read by a read_committed consumer (arrival - send time). Kafka Streams: one run in a fresh JVM.`, "", latencyTable(latencyCells)]
     : []),

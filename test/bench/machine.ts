@@ -1,5 +1,6 @@
 /** The machine, versions and load a benchmark ran with, for the report's header. */
 import { spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { cpus, loadavg, totalmem } from "node:os";
 import { resolve } from "node:path";
 import type { Broker } from "../broker/provider.ts";
@@ -20,8 +21,17 @@ export function machineReport(broker: Broker): string {
   return [
     `- Machine: ${cpus().length} cores (${cpus()[0]?.model ?? "?"}), ${Math.round(totalmem() / 2 ** 30)} GiB; load average at the end ${load}; broker, harness and system under test share it.`,
     `- Broker: Kafka ${broker.version} (${broker.provider}), one node.`,
-    `- Sluice: git ${quiet("git", ["rev-parse", "--short", "HEAD"])}, Node ${process.version}.`,
+    `- Sluice: git ${quiet("git", ["rev-parse", "--short", "HEAD"])}, Node ${process.version}; clients kafkajs ${packageVersion("kafkajs")}, @platformatic/kafka ${packageVersion("@platformatic/kafka")}.`,
     `- Kafka Streams ${pom}, Java ${javaVersion}.`,
     `- Quix Streams ${quix[0]}, Python ${quix[1] ?? "?"}.`,
   ].join("\n");
+}
+
+/** The installed version of a package, from its package.json under node_modules. */
+function packageVersion(name: string): string {
+  try {
+    return (JSON.parse(readFileSync(resolve(import.meta.dirname, "../../node_modules", name, "package.json"), "utf8")) as { version: string }).version;
+  } catch {
+    return "unknown";
+  }
 }

@@ -7,6 +7,7 @@
 import { Consumed, JoinWindows, Produced, StreamsBuilder } from "../../lib/dsl/index.ts";
 import { SessionWindows, TimeWindows } from "../../lib/processor/index.ts";
 import { Serdes } from "../../lib/serdes/index.ts";
+import type { KafkaClientName } from "../../lib/kafka/index.ts";
 import type { Topology } from "../../lib/topology/index.ts";
 import { numberOf } from "./generated-input.ts";
 
@@ -17,8 +18,29 @@ export const GRACE_MS = 5_000;
 export const SESSION_GAP_MS = 15_000;
 export const JOIN_WINDOW_MS = 15_000;
 
-export type SystemName = "sluice" | "kstreams" | "quix";
-export const SYSTEMS: SystemName[] = ["sluice", "kstreams", "quix"];
+/** Sluice runs once per Kafka client adapter: the same topology, SLUICE_KAFKA_CLIENT set for its runner. */
+export type SystemName = "sluice-kafkajs" | "sluice-platformatic" | "kstreams" | "quix";
+export const SYSTEMS: SystemName[] = ["sluice-kafkajs", "sluice-platformatic", "kstreams", "quix"];
+
+/** The Kafka client a Sluice system runs on, or undefined for the peers. */
+export function sluiceClient(system: SystemName): KafkaClientName | undefined {
+  return system === "sluice-kafkajs" ? "kafkajs" : system === "sluice-platformatic" ? "platformatic" : undefined;
+}
+
+/**
+ * BENCH_SYSTEMS: a comma list of system names, where "sluice" stands for Sluice on every
+ * client; an unknown name fails the run before anything is loaded.
+ */
+export function parseSystems(text: string | undefined): SystemName[] {
+  if (text === undefined || text.trim() === "") return SYSTEMS;
+  const chosen = text.split(",").map((s) => s.trim()).filter(Boolean).flatMap((name): SystemName[] => {
+    if (name === "sluice") return SYSTEMS.filter((s) => sluiceClient(s) !== undefined);
+    if ((SYSTEMS as string[]).includes(name)) return [name as SystemName];
+    throw new Error(`BENCH_SYSTEMS entry "${name}" is not a system: use sluice (both clients), ${SYSTEMS.join(", ")}`);
+  });
+  // In the default order, so the alternation is the same however the list was written.
+  return SYSTEMS.filter((s) => chosen.includes(s));
+}
 
 /** The topics a run reads: the main input, plus a table or a left/right pair for joins. */
 export interface InputTopics {

@@ -14,8 +14,10 @@
  * test/bench/sluice-runner.ts.
  *
  * Env: PROFILE_SCENARIOS (comma list of workload/guarantee/commitMs/partitions), PROFILE_RECORDS
- * (default 1,000,000), PROFILE_ROUNDS (default 3), PROFILE_SYSTEMS (default sluice; kstreams
- * needs `make bench-tools`), PROFILE_TREES, PROFILE_CPU=1, PROFILE_DIR (profiles; default a
+ * (default 1,000,000), PROFILE_ROUNDS (default 3), PROFILE_SYSTEMS (as BENCH_SYSTEMS; default
+ * sluice-kafkajs; "sluice" is both clients; kstreams needs `make bench-tools`), PROFILE_TREES
+ * (a checkout from before Sluice ran per client knows only the system name "sluice", so
+ * its runner cannot be driven from here), PROFILE_CPU=1, PROFILE_DIR (profiles; default a
  * temp dir), KAFKA_BOOTSTRAP_SERVERS (a running broker).
  */
 import { mkdirSync } from "node:fs";
@@ -26,7 +28,7 @@ import { silentLogger } from "../../lib/observability/index.ts";
 import { startBroker } from "../broker/provider.ts";
 import type { InputSpec } from "./generated-input.ts";
 import { committedTotal, loadInputs, readOutput } from "./inputs.ts";
-import { type InputTopics, peerWorkload, type SystemName } from "./peer-workloads.ts";
+import { type InputTopics, parseSystems, peerWorkload, sluiceClient, type SystemName } from "./peer-workloads.ts";
 import { RunnerProcess } from "./systems.ts";
 
 type Runner = typeof RunnerProcess;
@@ -47,7 +49,7 @@ const DEFAULT_SCENARIOS = [
 ];
 const records = Number(process.env["PROFILE_RECORDS"] ?? 1_000_000);
 const rounds = Number(process.env["PROFILE_ROUNDS"] ?? 3);
-const systems = (process.env["PROFILE_SYSTEMS"] ?? "sluice").split(",") as SystemName[];
+const systems = parseSystems(process.env["PROFILE_SYSTEMS"] ?? "sluice-kafkajs");
 const profileDir = process.env["PROFILE_DIR"] ?? join(tmpdir(), `sluice-profile-${Date.now()}`);
 const scenarios = (process.env["PROFILE_SCENARIOS"]?.split(",") ?? DEFAULT_SCENARIOS).map((text) => {
   const [workload, guarantee, commitMs, partitions] = text.split("/");
@@ -59,7 +61,7 @@ const scenarios = (process.env["PROFILE_SCENARIOS"]?.split(",") ?? DEFAULT_SCENA
 if (process.env["PROFILE_CPU"] === "1") mkdirSync(profileDir, { recursive: true });
 const variants: Variant[] = [];
 for (const system of systems) {
-  if (system !== "sluice" || !process.env["PROFILE_TREES"]) {
+  if (sluiceClient(system) === undefined || !process.env["PROFILE_TREES"]) {
     variants.push({ label: system, system, Runner: RunnerProcess });
     continue;
   }
@@ -117,7 +119,7 @@ async function runOnce({ label, system, Runner }: Variant, scenario: (typeof sce
     COMMIT_INTERVAL_MS: String(scenario.commitMs),
     STATE_DIR: stateRoot,
   };
-  if (system === "sluice" && process.env["PROFILE_CPU"] === "1") {
+  if (sluiceClient(system) !== undefined && process.env["PROFILE_CPU"] === "1") {
     env["NODE_OPTIONS"] = `${process.env["NODE_OPTIONS"] ?? ""} --cpu-prof --cpu-prof-dir=${profileDir} --cpu-prof-name=${applicationId}.cpuprofile`.trim();
   }
   const runner = new Runner(system, env);

@@ -1,14 +1,32 @@
 /**
  * The comparison table: medians over rounds, ratios against Kafka Streams (steady) and
- * Quix Streams, FAILED where any round failed verification, and the reason where a
- * system cannot run a workload. Pure: test/unit/bench-report.test.ts covers it.
+ * Quix Streams for every system (so for Sluice on each Kafka client), FAILED where any round
+ * failed verification, and the reason where a system cannot run a workload; and the Sluice
+ * clients' ratios side by side. Pure: test/unit/bench/report.test.ts covers it.
  */
 import type { Verdict } from "./verify.ts";
 
-/** Kafka Streams appears twice: the first run of a fresh JVM and a second run in the same JVM. */
-export type Variant = "sluice" | "kstreams-cold" | "kstreams-steady" | "quix";
-export const VARIANTS: Variant[] = ["sluice", "kstreams-cold", "kstreams-steady", "quix"];
-const LABEL: Record<Variant, string> = { sluice: "Sluice", "kstreams-cold": "Kafka Streams (cold)", "kstreams-steady": "Kafka Streams (steady)", quix: "Quix Streams" };
+/**
+ * Sluice appears once per Kafka client; Kafka Streams twice: the first run of a fresh JVM
+ * and a second run in the same JVM.
+ */
+export type Variant = "sluice-kafkajs" | "sluice-platformatic" | "kstreams-cold" | "kstreams-steady" | "quix";
+export const VARIANTS: Variant[] = ["sluice-kafkajs", "sluice-platformatic", "kstreams-cold", "kstreams-steady", "quix"];
+export const LABEL: Record<Variant, string> = {
+  "sluice-kafkajs": "Sluice (kafkajs)",
+  "sluice-platformatic": "Sluice (platformatic)",
+  "kstreams-cold": "Kafka Streams (cold)",
+  "kstreams-steady": "Kafka Streams (steady)",
+  quix: "Quix Streams",
+};
+/** A variant the code does not know (an old results file) keeps its raw name rather than vanishing. */
+export const label = (variant: string): string => LABEL[variant as Variant] ?? variant;
+
+/** The known variants in table order, then any others present in the cells, so no row is dropped. */
+function variantsOf(cells: { variant: string }[]): string[] {
+  const present = new Set(cells.map((c) => c.variant));
+  return [...VARIANTS.filter((v) => present.has(v)), ...[...present].filter((v) => !(VARIANTS as string[]).includes(v))];
+}
 
 export interface RunFigure {
   recordsPerSecond: number;
@@ -69,18 +87,39 @@ export function throughputTable(cells: Cell[]): string {
   ];
   const scenarios = [...new Set(cells.map((c) => c.scenario))];
   for (const scenario of scenarios) {
-    const row = new Map(cells.filter((c) => c.scenario === scenario).map((c) => [c.variant, summarise(c)]));
-    for (const variant of VARIANTS) {
-      const s = row.get(variant);
-      if (s === undefined) continue;
-      if ("unsupported" in s) lines.push(`| ${scenario} | ${LABEL[variant]} | n/a: ${escape(s.unsupported)} | | | | | |`);
-      else if ("failed" in s) lines.push(`| ${scenario} | ${LABEL[variant]} | FAILED | | | | | ${escape(s.failed)} |`);
+    const mine = cells.filter((c) => c.scenario === scenario);
+    const row = new Map<string, ReturnType<typeof summarise>>(mine.map((c) => [c.variant, summarise(c)]));
+    for (const variant of variantsOf(mine)) {
+      const s = row.get(variant)!;
+      if ("unsupported" in s) lines.push(`| ${scenario} | ${label(variant)} | n/a: ${escape(s.unsupported)} | | | | | |`);
+      else if ("failed" in s) lines.push(`| ${scenario} | ${label(variant)} | FAILED | | | | | ${escape(s.failed)} |`);
       else {
         const vsKs = variant === "kstreams-steady" ? "1.00×" : ratio(s, row.get("kstreams-steady"));
         const vsQuix = variant === "quix" ? "1.00×" : ratio(s, row.get("quix"));
-        lines.push(`| ${scenario} | ${LABEL[variant]} | ${fmt(s.recordsPerSecond)} (${fmt(s.min)}–${fmt(s.max)}) | ${s.cpuSecondsPerMillion.toFixed(1)} | ${fmt(s.peakRssMb)} | ${vsKs} | ${vsQuix} | yes |`);
+        lines.push(`| ${scenario} | ${label(variant)} | ${fmt(s.recordsPerSecond)} (${fmt(s.min)}–${fmt(s.max)}) | ${s.cpuSecondsPerMillion.toFixed(1)} | ${fmt(s.peakRssMb)} | ${vsKs} | ${vsQuix} | yes |`);
       }
     }
+  }
+  return lines.join("\n");
+}
+
+/**
+ * The Sluice clients side by side, one row per scenario: each client's throughput ratio
+ * against Kafka Streams steady and Quix, then platformatic against kafkajs in records/s and
+ * in CPU per record (below 1.00× is less CPU). "–" where either side has no verified figure.
+ */
+export function clientTable(cells: Cell[]): string {
+  const lines = [
+    "| scenario | Sluice (kafkajs) vs Kafka Streams steady | Sluice (kafkajs) vs Quix | Sluice (platformatic) vs Kafka Streams steady | Sluice (platformatic) vs Quix | platformatic / kafkajs records/s | platformatic / kafkajs CPU per record |",
+    "|---|---|---|---|---|---|---|",
+  ];
+  for (const scenario of [...new Set(cells.map((c) => c.scenario))]) {
+    const row = new Map<string, ReturnType<typeof summarise>>(cells.filter((c) => c.scenario === scenario).map((c) => [c.variant, summarise(c)]));
+    const kafkajs = row.get("sluice-kafkajs");
+    const platformatic = row.get("sluice-platformatic");
+    const vs = (s: ReturnType<typeof summarise> | undefined, peer: Variant) => (isSummary(s) ? ratio(s, row.get(peer)) : "–");
+    const cpu = isSummary(kafkajs) && isSummary(platformatic) && kafkajs.cpuSecondsPerMillion > 0 ? `${(platformatic.cpuSecondsPerMillion / kafkajs.cpuSecondsPerMillion).toFixed(2)}×` : "–";
+    lines.push(`| ${scenario} | ${vs(kafkajs, "kstreams-steady")} | ${vs(kafkajs, "quix")} | ${vs(platformatic, "kstreams-steady")} | ${vs(platformatic, "quix")} | ${isSummary(platformatic) ? ratio(platformatic, kafkajs) : "–"} | ${cpu} |`);
   }
   return lines.join("\n");
 }
@@ -97,9 +136,9 @@ export function latencyTable(cells: LatencyCell[]): string {
   const lines = ["| scenario | system | rate/s | p50 ms (median) | p99 ms (median) | verified |", "|---|---|---|---|---|---|"];
   for (const c of cells) {
     const failed = c.runs.filter((r) => !r.verdict.ok);
-    if (c.unsupported) lines.push(`| ${c.scenario} | ${LABEL[c.variant]} | | n/a: ${escape(c.unsupported)} | | |`);
-    else if (c.runs.length === 0 || failed.length > 0) lines.push(`| ${c.scenario} | ${LABEL[c.variant]} | ${fmt(c.ratePerSecond)} | FAILED | | ${escape(failed[0]?.verdict.detail ?? "no run completed")} |`);
-    else lines.push(`| ${c.scenario} | ${LABEL[c.variant]} | ${fmt(c.ratePerSecond)} | ${fmt(median(c.runs.map((r) => r.p50)))} | ${fmt(median(c.runs.map((r) => r.p99)))} | yes |`);
+    if (c.unsupported) lines.push(`| ${c.scenario} | ${label(c.variant)} | | n/a: ${escape(c.unsupported)} | | |`);
+    else if (c.runs.length === 0 || failed.length > 0) lines.push(`| ${c.scenario} | ${label(c.variant)} | ${fmt(c.ratePerSecond)} | FAILED | | ${escape(failed[0]?.verdict.detail ?? "no run completed")} |`);
+    else lines.push(`| ${c.scenario} | ${label(c.variant)} | ${fmt(c.ratePerSecond)} | ${fmt(median(c.runs.map((r) => r.p50)))} | ${fmt(median(c.runs.map((r) => r.p99)))} | yes |`);
   }
   return lines.join("\n");
 }

@@ -11,7 +11,7 @@ import { join } from "node:path";
 import type { KafkaAdmin, KafkaClient } from "../../lib/kafka/index.ts";
 import { committedTotal, loadInputs } from "./inputs.ts";
 import { peerWorkload, type SystemName } from "./peer-workloads.ts";
-import { median, type Variant } from "./report.ts";
+import { label, median, type Variant } from "./report.ts";
 import { RunnerProcess } from "./systems.ts";
 import type { Verdict } from "./verify.ts";
 
@@ -98,19 +98,20 @@ async function changelogSize(admin: KafkaAdmin, applicationId: string): Promise<
   return total;
 }
 
-const LABEL: Record<string, string> = { sluice: "Sluice", "kstreams-cold": "Kafka Streams", quix: "Quix Streams" };
+// Restore is one run per fresh process, so Kafka Streams has no cold/steady split here.
+const restoreLabel = (variant: Variant) => (variant === "kstreams-cold" ? "Kafka Streams" : label(variant));
 
 export function restoreTable(cells: RestoreCell[]): string {
   const lines = ["| system | changelog records | restore s (median) | restored records/s | CPU s | peak RSS MB | verified |", "|---|---|---|---|---|---|---|"];
   for (const c of cells) {
     const failed = c.runs.filter((r) => !r.verdict.ok);
     if (c.runs.length === 0 || failed.length > 0) {
-      lines.push(`| ${LABEL[c.variant]} | | FAILED | | | | ${(failed[0]?.verdict.detail ?? "no run").replace(/\|/g, "\\|").replace(/\n/g, " ")} |`);
+      lines.push(`| ${restoreLabel(c.variant)} | | FAILED | | | | ${(failed[0]?.verdict.detail ?? "no run").replace(/\|/g, "\\|").replace(/\n/g, " ")} |`);
       continue;
     }
     const seconds = median(c.runs.map((r) => r.seconds));
     const records = median(c.runs.map((r) => r.changelogRecords));
-    lines.push(`| ${LABEL[c.variant]} | ${Math.round(records).toLocaleString("en-US")} | ${seconds.toFixed(2)} | ${Math.round(records / seconds).toLocaleString("en-US")} | ${median(c.runs.map((r) => r.cpuSeconds)).toFixed(2)} | ${Math.round(median(c.runs.map((r) => r.peakRssMb)))} | yes |`);
+    lines.push(`| ${restoreLabel(c.variant)} | ${Math.round(records).toLocaleString("en-US")} | ${seconds.toFixed(2)} | ${Math.round(records / seconds).toLocaleString("en-US")} | ${median(c.runs.map((r) => r.cpuSeconds)).toFixed(2)} | ${Math.round(median(c.runs.map((r) => r.peakRssMb)))} | yes |`);
   }
   return lines.join("\n");
 }

@@ -3,10 +3,12 @@
  * "run APP_ID OUTPUT" starts the workload under that application id and prints
  * "running APP_ID" once it is RUNNING (tasks assigned, stores restored); "stop" closes it and
  * prints "stopped RESTORED_RECORDS". Settings come from the environment: BOOTSTRAP, WORKLOAD,
- * INPUT, TABLE, LEFT, RIGHT, GUARANTEE, COMMIT_INTERVAL_MS, STATE_DIR.
+ * INPUT, TABLE, LEFT, RIGHT, GUARANTEE, COMMIT_INTERVAL_MS, STATE_DIR, and SLUICE_KAFKA_CLIENT
+ * (the Kafka client; required, so a run never measures a client it was not asked for).
  */
 import { join } from "node:path";
 import { createInterface } from "node:readline";
+import { type KafkaClientName, resolveKafkaClient } from "../../lib/kafka/index.ts";
 import { consoleLogger, silentLogger } from "../../lib/observability/index.ts";
 import { StreamsApp } from "../../lib/runtime/index.ts";
 import { peerWorkload } from "./peer-workloads.ts";
@@ -15,6 +17,8 @@ const env = (name: string) => process.env[name] ?? (() => { throw new Error(`the
 const workload = peerWorkload(env("WORKLOAD"));
 const optional = (name: string) => (process.env[name] ? { [name.toLowerCase()]: process.env[name]! } : {});
 const topics = { input: env("INPUT"), ...optional("TABLE"), ...optional("LEFT"), ...optional("RIGHT") };
+// Checked here, at start, so a misspelt client fails the runner before its first run.
+const kafkaClient: KafkaClientName = resolveKafkaClient(env("SLUICE_KAFKA_CLIENT"));
 
 let app: StreamsApp | null = null;
 for await (const line of createInterface({ input: process.stdin })) {
@@ -26,6 +30,7 @@ for await (const line of createInterface({ input: process.stdin })) {
       stateDir: join(env("STATE_DIR"), applicationId!),
       processingGuarantee: env("GUARANTEE") === "exactly_once" ? "exactly_once" : "at_least_once",
       commitIntervalMs: Number(env("COMMIT_INTERVAL_MS")),
+      kafkaClient,
       // BENCH_APP_LOG=1 shows the app's own log lines (debugging a run).
       logger: process.env["BENCH_APP_LOG"] === "1" ? consoleLogger("bench-app") : silentLogger,
     });

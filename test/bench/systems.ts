@@ -1,13 +1,14 @@
 /**
- * The three systems' runner processes, driven alike over stdin ("run APP_ID OUTPUT",
- * "stop") and measured alike from outside: CPU time from /proc/<pid>/stat, resident memory
- * from /proc/<pid>/status, polled every 100 ms, so no system reports on itself.
+ * The systems' runner processes (Sluice on each Kafka client, Kafka Streams, Quix Streams),
+ * driven alike over stdin ("run APP_ID OUTPUT", "stop") and measured alike from outside: CPU
+ * time from /proc/<pid>/stat, resident memory from /proc/<pid>/status, polled every 100 ms,
+ * so no system reports on itself.
  */
 import { type ChildProcessWithoutNullStreams, execFileSync, spawn } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { createInterface } from "node:readline";
-import type { SystemName } from "./peer-workloads.ts";
+import { sluiceClient, type SystemName } from "./peer-workloads.ts";
 
 const here = import.meta.dirname;
 const repo = resolve(here, "../..");
@@ -15,11 +16,16 @@ export const KSTREAMS_DIR = resolve(here, "kstreams");
 export const QUIX_PYTHON = resolve(repo, ".tools/bench-venv/bin/python");
 const CLOCK_TICKS = Number(execFileSync("getconf", ["CLK_TCK"]).toString().trim()) || 100;
 
-/** How each system's runner starts; the JVM gets a fixed heap, as a deployment would. */
-function command(system: SystemName): { cmd: string; args: string[] } {
+/**
+ * How each system's runner starts; the JVM gets a fixed heap, as a deployment would. Both
+ * Sluice systems run the same runner; SLUICE_KAFKA_CLIENT picks the client, overriding
+ * whatever the harness's own environment says.
+ */
+function command(system: SystemName): { cmd: string; args: string[]; env?: Record<string, string> } {
   switch (system) {
-    case "sluice":
-      return { cmd: process.execPath, args: [resolve(here, "sluice-runner.ts")] };
+    case "sluice-kafkajs":
+    case "sluice-platformatic":
+      return { cmd: process.execPath, args: [resolve(here, "sluice-runner.ts")], env: { SLUICE_KAFKA_CLIENT: sluiceClient(system)! } };
     case "kstreams": {
       const classes = resolve(KSTREAMS_DIR, "target/classes");
       if (!existsSync(classes)) throw new Error(`Kafka Streams runner not built: run \`make bench\` (it builds ${KSTREAMS_DIR} with Maven).`);
@@ -51,8 +57,8 @@ export class RunnerProcess {
 
   constructor(system: SystemName, env: Record<string, string>) {
     this.system = system;
-    const { cmd, args } = command(system);
-    this.child = spawn(cmd, args, { env: { ...process.env, ...env }, stdio: ["pipe", "pipe", "pipe"] });
+    const { cmd, args, env: own } = command(system);
+    this.child = spawn(cmd, args, { env: { ...process.env, ...env, ...own }, stdio: ["pipe", "pipe", "pipe"] });
     createInterface({ input: this.child.stdout }).on("line", (line) => {
       if (this.waiting) {
         const w = this.waiting;

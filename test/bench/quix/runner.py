@@ -5,7 +5,7 @@ consumer group and prints "running APP_ID" once partitions are assigned; "stop" 
 then the process prints "stopped 0" and exits (one run per process). Settings come from
 the environment: BOOTSTRAP, WORKLOAD, INPUT, TABLE, LEFT, RIGHT, GUARANTEE,
 COMMIT_INTERVAL_MS, STATE_DIR. Outputs are string keys and values in the format of
-test/bench/peer-workloads.ts, so one verifier checks all three systems.
+test/bench/peer-workloads.ts, so one verifier checks every system.
 """
 
 import os

@@ -1,14 +1,17 @@
 /**
  * The figures table of the crash suite: one row per scenario, printed as Markdown and
  * collected in test/chaos/last-run.md (ignored by git: results are printed, not committed).
- * Test files run in separate workers of one vitest run; the run is recognised by the
- * parent process id, so the file starts afresh on each run and grows over its files.
+ * Test files run in separate workers of one vitest run; the run is recognised by
+ * SLUICE_CHAOS_RUN (set by `make chaos`, so the runs for each Kafka client share one table)
+ * or else the parent process id, so the file starts afresh on each run and grows over its files.
  */
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 
 export interface FigureRow {
   scenario: string;
+  /** The Kafka client the workers ran on. */
+  client: string;
   guarantee: string;
   recordsIn: number;
   recordsOut: number;
@@ -26,15 +29,17 @@ export interface FigureRow {
 }
 
 const header =
-  "| scenario | guarantee | records in | records out | duplicates | losses | aborted txns (records) | recovery s (max; each) | aggregate / store mismatches | unplanned exits | verdict |\n" +
-  "|---|---|---|---|---|---|---|---|---|---|---|";
+  "| scenario | client | guarantee | records in | records out | duplicates | losses | aborted txns (records) | recovery s (max; each) | aggregate / store mismatches | unplanned exits | verdict |\n" +
+  "|---|---|---|---|---|---|---|---|---|---|---|---|";
 
 export function formatRow(row: FigureRow): string {
   const rec = row.recoverySeconds;
   const recovery = rec.length === 0 ? "-" : `${Math.max(...rec).toFixed(1)}; ${rec.map((s) => s.toFixed(1)).join(" ")}`;
-  return `| ${row.scenario} | ${row.guarantee} | ${row.recordsIn} | ${row.recordsOut} | ${row.duplicates} | ${row.losses} | ` +
+  return `| ${row.scenario} | ${row.client} | ${row.guarantee} | ${row.recordsIn} | ${row.recordsOut} | ${row.duplicates} | ${row.losses} | ` +
     `${row.abortedTransactions} (${row.abortedRecords}) | ${recovery} | ${row.aggregate} | ${row.unplannedExits} | ${row.verdict} |`;
 }
+
+const runMarker = () => `<!-- run ${process.env["SLUICE_CHAOS_RUN"] ?? process.ppid} -->`;
 
 export const lastRunFile = resolve(import.meta.dirname, "..", "last-run.md");
 
@@ -42,13 +47,13 @@ export const lastRunFile = resolve(import.meta.dirname, "..", "last-run.md");
 export function currentTable(file = lastRunFile): string {
   if (!existsSync(file)) return header;
   const lines = readFileSync(file, "utf8").split("\n");
-  if (lines[0] !== `<!-- run ${process.ppid} -->`) return header;
+  if (lines[0] !== runMarker()) return header;
   return lines.filter((l) => l.startsWith("|")).join("\n");
 }
 
 /** Adds the row to this run's table and returns the whole table so far. */
 export function recordRow(row: FigureRow, file = lastRunFile): string {
-  const run = `<!-- run ${process.ppid} -->`;
+  const run = runMarker();
   let rows: string[] = [];
   if (existsSync(file)) {
     const lines = readFileSync(file, "utf8").split("\n");

@@ -3,11 +3,13 @@
  * worker processes, the faults the scenario injects, then drain, clean stop and the verifier.
  * A supervisor restarts any worker that exits without being asked (as Kubernetes would
  * restart a pod) and counts it. Every process started here is killed in `finally`.
+ * The workers run on `kafkaClient` (SLUICE_KAFKA_CLIENT in their environment); the
+ * harness's own admin, generator and verifier stay on the process's default client.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createKafkaClient, type KafkaAdmin } from "../../../lib/kafka/index.ts";
+import { createKafkaClient, type KafkaAdmin, type KafkaClientName, resolveKafkaClient } from "../../../lib/kafka/index.ts";
 import { silentLogger } from "../../../lib/observability/index.ts";
 import { uniqueName } from "../../integration/support.ts";
 import { formatRow, recordRow, type FigureRow } from "./figures.ts";
@@ -37,6 +39,8 @@ export interface ScenarioConfig {
   firstRunEnv?: Record<string, Record<string, string>>;
   /** Whether the row goes into test/chaos/last-run.md (the make-test subset only prints it). */
   recordFigures?: boolean;
+  /** The workers' Kafka client; default SLUICE_KAFKA_CLIENT, else kafkajs (`make chaos KAFKA_CLIENT=...`). */
+  kafkaClient?: KafkaClientName;
 }
 
 interface PendingRecovery {
@@ -72,6 +76,7 @@ export class Scenario {
     this.config = {
       partitions: 4, keys: 40, rate: 300, commitIntervalMs: 200, sessionTimeoutMs: 6_000, transactionTimeoutMs: 10_000,
       heartbeatIntervalMs: 1_000, warmupMs: 3_000, tailMs: 2_000, recordFigures: true, workload: "passthrough", ...config,
+      kafkaClient: resolveKafkaClient(config.kafkaClient),
     };
     this.applicationId = uniqueName(`chaos-${config.name.replace(/[^a-z0-9]+/gi, "-")}`);
     this.input = `${this.applicationId}-in`;
@@ -91,6 +96,7 @@ export class Scenario {
         STATE_DIR: join(this.stateRoot, name), GUARANTEE: c.guarantee, WORKLOAD: c.workload, AGG_OUTPUT: this.aggregateOutput,
         COMMIT_INTERVAL_MS: String(c.commitIntervalMs), SESSION_TIMEOUT_MS: String(c.sessionTimeoutMs),
         TRANSACTION_TIMEOUT_MS: String(c.transactionTimeoutMs), HEARTBEAT_INTERVAL_MS: String(c.heartbeatIntervalMs),
+        SLUICE_KAFKA_CLIENT: c.kafkaClient,
       },
     };
   }
@@ -151,6 +157,9 @@ export class Scenario {
     await this.#until(paused ? `the tasks running without ${paused}` : "all tasks running", timeoutMs, () => {
       const live = [...this.workers.entries()].filter(([name, w]) => w.alive && name !== paused).map(([, w]) => w);
       const tasks = live.flatMap((w) => w.progress?.tasks ?? []).sort().join(",");
+      // A worker on another client than asked would make the run test the wrong thing.
+      const wrong = live.find((w) => w.progress && w.progress.client !== this.config.kafkaClient);
+      if (wrong) this.#broken = `worker ${wrong.spec.name} runs Kafka client ${wrong.progress!.client}, not ${this.config.kafkaClient}`;
       return live.length > 0 && live.every((w) => w.running) && tasks === want;
     });
   }
@@ -216,7 +225,7 @@ export class Scenario {
       v.aggregate && v.aggregate.storeProblems.length > 0 ? `store ${v.aggregate.storeProblems[0]}` : "",
     ].filter(Boolean);
     return {
-      scenario: this.config.name, guarantee: this.config.guarantee, recordsIn: v.recordsIn, recordsOut: v.recordsOut,
+      scenario: this.config.name, client: this.config.kafkaClient, guarantee: this.config.guarantee, recordsIn: v.recordsIn, recordsOut: v.recordsOut,
       duplicates: v.duplicates, losses: v.losses, abortedTransactions: v.abortedTransactions, abortedRecords: v.abortedRecords,
       recoverySeconds: this.recoveries.map((r) => r.seconds ?? NaN), unplannedExits: this.unplannedExits.length,
       aggregate: v.aggregate ? `${v.aggregate.mismatches} / ${v.aggregate.storeMismatches}` : "-",

@@ -13,6 +13,8 @@ export const workerScript = resolve(import.meta.dirname, "../../integration/work
 export interface Progress {
   t: number;
   pid: number;
+  /** The Kafka client the worker's app runs on. */
+  client: string;
   state: string;
   tasks: string[];
   processed: number;

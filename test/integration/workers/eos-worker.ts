@@ -4,17 +4,20 @@
  *
  * Env: KAFKA_BOOTSTRAP_SERVERS, APP_ID, INPUT, OUTPUT, STATE_DIR, GUARANTEE (exactly_once |
  * at_least_once), WORKLOAD (passthrough | aggregate), AGG_OUTPUT (for aggregate),
- * COMMIT_INTERVAL_MS, SESSION_TIMEOUT_MS, TRANSACTION_TIMEOUT_MS, HEARTBEAT_INTERVAL_MS.
+ * COMMIT_INTERVAL_MS, SESSION_TIMEOUT_MS, TRANSACTION_TIMEOUT_MS, HEARTBEAT_INTERVAL_MS, and
+ * SLUICE_KAFKA_CLIENT (the Kafka client; default kafkajs), which every progress line names
+ * so the harness can check that the worker runs the client it was started for.
  * The fault points of lib/runtime/fault-points.ts are armed by their own variables
  * (SLUICE_FAULT_POINT, SLUICE_FAULT_AFTER).
  *
  * stdout: one JSON progress line whenever something changes, and at least every second:
- *   {"t":<epoch ms>,"pid":..,"state":"RUNNING","tasks":["0_0"],"processed":123}
+ *   {"t":<epoch ms>,"pid":..,"client":"kafkajs","state":"RUNNING","tasks":["0_0"],"processed":123}
  *   on SIGTERM under WORKLOAD=aggregate, before closing: {"store":[[key,value],...],"tasks":[...]}
  * stderr: the library's JSON log lines (kept by the harness for reproductions).
  * Exit code 0 after SIGTERM (graceful close), 3 when the app entered ERROR.
  */
 import { Consumed, Materialized, Produced, StreamsBuilder } from "../../../lib/dsl/index.ts";
+import { resolveKafkaClient } from "../../../lib/kafka/index.ts";
 import { consoleLogger } from "../../../lib/observability/index.ts";
 import { StreamsApp } from "../../../lib/runtime/index.ts";
 import { Serdes } from "../../../lib/serdes/index.ts";
@@ -58,6 +61,7 @@ if (workload === "aggregate") {
 const guarantee = env("GUARANTEE");
 if (guarantee !== "exactly_once" && guarantee !== "at_least_once") throw new Error(`eos-worker: GUARANTEE must be exactly_once or at_least_once`);
 
+const kafkaClient = resolveKafkaClient(undefined);
 const app = new StreamsApp(builder.build(), {
   applicationId: env("APP_ID"),
   bootstrapServers: env("KAFKA_BOOTSTRAP_SERVERS"),
@@ -67,6 +71,7 @@ const app = new StreamsApp(builder.build(), {
   sessionTimeoutMs: number("SESSION_TIMEOUT_MS", 6_000),
   transactionTimeoutMs: number("TRANSACTION_TIMEOUT_MS", 10_000),
   heartbeatIntervalMs: number("HEARTBEAT_INTERVAL_MS", 1_000),
+  kafkaClient,
   // No write-back cache: every update of the aggregate reaches the output, as in Kafka Streams' EOS test client.
   cacheMaxBytes: 0,
   logger: consoleLogger(`worker-${process.pid}`, "info"),
@@ -81,7 +86,7 @@ const report = () => {
   if (body === last && now - lastAt < 1000) return;
   last = body;
   lastAt = now;
-  process.stdout.write(`${JSON.stringify({ t: now, pid: process.pid, ...JSON.parse(body) })}\n`);
+  process.stdout.write(`${JSON.stringify({ t: now, pid: process.pid, client: kafkaClient, ...JSON.parse(body) })}\n`);
 };
 app.onStateChange((state) => {
   report();
