@@ -7,16 +7,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { FatalError, FencedError } from "../../lib/errors/index.ts";
 import type { KafkaClient } from "../../lib/kafka/index.ts";
-import { adapters, clientFor, consumeToEnd, Member, text, uniqueName, waitFor } from "./support.ts";
-
-async function createTopic(client: KafkaClient, partitions: number): Promise<string> {
-  const admin = client.admin();
-  await admin.connect();
-  const topic = uniqueName("fencing");
-  await admin.createTopics([{ name: topic, partitions }]);
-  await admin.disconnect();
-  return topic;
-}
+import { adapters, clientFor, consumeToEnd, createTopic, Member, text, uniqueName, waitFor } from "./support.ts";
 
 async function committed(client: KafkaClient, groupId: string, topic: string, requireStable: boolean) {
   const admin = client.admin();
@@ -38,8 +29,8 @@ describe.each(fencing)("the %s adapter's generation fencing", (name) => {
 
   it("refuses transactional offsets of a generation the group moved past, and aborts what came with them", async () => {
     const client = clientFor(name);
-    const topic = await createTopic(client, 2);
-    const output = await createTopic(client, 1);
+    const topic = await createTopic(client, 2, "fencing");
+    const output = await createTopic(client, 1, "fencing");
     const groupId = uniqueName("fencing-group");
     const first = new Member(client, { groupId, readCommitted: true });
     started.push(first);
@@ -79,7 +70,7 @@ describe.each(fencing)("the %s adapter's generation fencing", (name) => {
 
   it("answers stable offsets only once the transaction holding them has ended", async () => {
     const client = clientFor(name);
-    const topic = await createTopic(client, 1);
+    const topic = await createTopic(client, 1, "fencing");
     const groupId = uniqueName("stable-group");
     const producer = client.transactionalProducer({ transactionalId: uniqueName("thread"), transactionTimeoutMs: 10_000 });
     await producer.init();

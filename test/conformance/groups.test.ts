@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { Assignor, KafkaClient, TopicPartition } from "../../lib/kafka/index.ts";
-import { adapters, clientFor, Member, text, uniqueName, waitFor } from "./support.ts";
+import { adapters, clientFor, createTopic, Member, text, uniqueName, waitFor } from "./support.ts";
 
 /**
  * An assignor like the engine's in shape: each member says in its user data which
@@ -31,15 +31,6 @@ function wishAssignor(wanted: number[]): Assignor & { plans: number } {
   };
 }
 
-async function createTopic(client: KafkaClient, partitions: number): Promise<string> {
-  const admin = client.admin();
-  await admin.connect();
-  const topic = uniqueName("group");
-  await admin.createTopics([{ name: topic, partitions }]);
-  await admin.disconnect();
-  return topic;
-}
-
 describe.each(adapters)("the %s adapter's group membership", (name) => {
   const started: Member[] = [];
   afterEach(async () => {
@@ -52,7 +43,7 @@ describe.each(adapters)("the %s adapter's group membership", (name) => {
 
   it("runs the application's assignor on the members' user data and hands over when a member leaves", async () => {
     const client = clientFor(name);
-    const topic = await createTopic(client, 3);
+    const topic = await createTopic(client, 3, "group");
     const groupId = uniqueName("handover");
     const first = await start(new Member(client, { groupId, readCommitted: false, assignor: wishAssignor([0]) }), topic);
     await waitFor("the first member owns everything", () => first.owns().length === 3);
@@ -98,7 +89,7 @@ describe.each(adapters)("the %s adapter's group membership", (name) => {
 describe.each(adapters.filter((name) => clientFor(name).capabilities.revocationHook))("the %s adapter's revocation hook", (name) => {
   it("lets a member commit before it rejoins for a rebalance another member causes", async () => {
     const client = clientFor(name);
-    const topic = await createTopic(client, 2);
+    const topic = await createTopic(client, 2, "group");
     const groupId = uniqueName("hook");
     const first = await new Member(client, { groupId, readCommitted: false }).start([topic]);
     const commits: Promise<void>[] = [];
@@ -129,7 +120,7 @@ describe.each(adapters.filter((name) => clientFor(name).capabilities.revocationH
 describe.each(adapters.filter((name) => clientFor(name).capabilities.staticMembership))("the %s adapter's static membership", (name) => {
   it("gives a returning static member its partitions back without a rebalance", async () => {
     const client = clientFor(name);
-    const topic = await createTopic(client, 2);
+    const topic = await createTopic(client, 2, "group");
     const groupId = uniqueName("static");
     const options = (instance: string, wanted: number[]) => ({ groupId, readCommitted: false, groupInstanceId: instance, assignor: wishAssignor(wanted), sessionTimeoutMs: 30_000 });
     const leader = await new Member(client, options(`${groupId}-leader`, [0])).start([topic]);

@@ -17,6 +17,16 @@ export function clientFor(name: KafkaClientName, overrides: { retries?: number; 
 
 export const text = (s: string) => Buffer.from(s);
 
+/** A new topic with a unique name starting with `prefix`. */
+export async function createTopic(client: KafkaClient, partitions: number, prefix: string): Promise<string> {
+  const admin = client.admin();
+  await admin.connect();
+  const topic = uniqueName(prefix);
+  await admin.createTopics([{ name: topic, partitions }]);
+  await admin.disconnect();
+  return topic;
+}
+
 /** A group member that records what it was given, for the tests to look at. */
 export class Member {
   readonly consumer: GroupConsumer;

@@ -1,18 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { FencedError } from "../../lib/errors/index.ts";
 import type { FetchedRecord, KafkaClient } from "../../lib/kafka/index.ts";
-import { adapters, clientFor, consumeToEnd, text, uniqueName, waitFor } from "./support.ts";
+import { adapters, clientFor, consumeToEnd, createTopic, text, uniqueName, waitFor } from "./support.ts";
 
 const values = (records: FetchedRecord[]) => records.map((r) => r.value!.toString());
-
-async function topicWith(client: KafkaClient, partitions: number): Promise<string> {
-  const admin = client.admin();
-  await admin.connect();
-  const topic = uniqueName("txn");
-  await admin.createTopics([{ name: topic, partitions }]);
-  await admin.disconnect();
-  return topic;
-}
 
 async function restoreRead(client: KafkaClient, topic: string, readCommitted: boolean): Promise<FetchedRecord[]> {
   const read: FetchedRecord[] = [];
@@ -28,7 +19,7 @@ describe.each(adapters)("the %s adapter's transactions", (name) => {
     ["their begin order", [0, 1]],
   ])("hides transactions aborted in %s from read_committed, for group reads and restore reads", async (_order, abortOrder) => {
     const client = clientFor(name);
-    const topic = await topicWith(client, 1);
+    const topic = await createTopic(client, 1, "txn");
     const producer = () => client.transactionalProducer({ transactionalId: uniqueName("txn"), transactionTimeoutMs: 10_000 });
     const aborted = [producer(), producer()];
     const committer = producer();
@@ -57,7 +48,7 @@ describe.each(adapters)("the %s adapter's transactions", (name) => {
   // only its own transaction (a filter keeping one aborted range per producer fails here).
   it("hides every aborted transaction of one producer between its committed ones", async () => {
     const client = clientFor(name);
-    const topic = await topicWith(client, 1);
+    const topic = await createTopic(client, 1, "txn");
     const producer = client.transactionalProducer({ transactionalId: uniqueName("txn"), transactionTimeoutMs: 10_000 });
     await producer.init();
     for (const [i, outcome] of ["abort", "commit", "abort", "abort", "commit"].entries()) {
@@ -73,7 +64,7 @@ describe.each(adapters)("the %s adapter's transactions", (name) => {
 
   it("ends a restore read in transaction markers, and reports the stable end and high watermark", async () => {
     const client = clientFor(name);
-    const topic = await topicWith(client, 1);
+    const topic = await createTopic(client, 1, "txn");
     const producer = client.transactionalProducer({ transactionalId: uniqueName("txn"), transactionTimeoutMs: 10_000 });
     await producer.init();
     for (const batch of [["a", "b"], ["c"]]) {
@@ -109,7 +100,7 @@ describe.each(adapters)("the %s adapter's transactions", (name) => {
 
   it("fences a zombie: a second producer with the same transactional id makes the first one's transaction fail with rejoin", async () => {
     const client = clientFor(name);
-    const topic = await topicWith(client, 1);
+    const topic = await createTopic(client, 1, "txn");
     const transactionalId = uniqueName("zombie");
     const zombie = client.transactionalProducer({ transactionalId, transactionTimeoutMs: 10_000 });
     await zombie.init();
@@ -134,7 +125,7 @@ describe.each(adapters)("the %s adapter's transactions", (name) => {
 
   it("commits consumed offsets with the transaction, with their metadata, only when it commits", async () => {
     const client = clientFor(name);
-    const topic = await topicWith(client, 2);
+    const topic = await createTopic(client, 2, "txn");
     const groupId = uniqueName("txn-group");
     const producer = client.transactionalProducer({ transactionalId: uniqueName("txn"), transactionTimeoutMs: 10_000 });
     await producer.init();

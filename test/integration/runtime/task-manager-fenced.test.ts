@@ -1,13 +1,6 @@
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { StreamsApp } from "../../../lib/runtime/index.ts";
-import { TestKafka } from "../../../lib/testing/test-kafka.ts";
-import { createKafkaClient } from "../../../lib/kafka/index.ts";
-import { silentLogger } from "../../../lib/observability/index.ts";
-import { bootstrap, uniqueName, waitFor } from "../support.ts";
-import { capturingLogger, countingTopology, lastCountPerKey, steadyLoad, type LogLine } from "./task-manager-support.ts";
+import { waitFor } from "../support.ts";
+import { committedCounts, countingExactlyOnceApp, steadyLoad } from "./task-manager-support.ts";
 
 const PARTITIONS = 3;
 const KEYS = 30;
@@ -23,22 +16,8 @@ const ROGUE_ROUNDS = 6;
  */
 describe("task manager: one task's producer is fenced", () => {
   it("that task recovers alone while the other tasks keep committing; counts stay exact", async () => {
-    const input = uniqueName("fence-in");
-    const output = uniqueName("fence-out");
-    const applicationId = uniqueName("fence");
-    const client = createKafkaClient({ clientId: uniqueName("fence-test"), brokers: [bootstrap()], client: "kafkajs" }, silentLogger);
-    const admin = client.admin();
-    await admin.connect();
-    await admin.createTopics([{ name: input, partitions: PARTITIONS }, { name: output, partitions: PARTITIONS }]);
-    const producer = client.producer();
-    await producer.connect();
-    const lines: LogLine[] = [];
-    const app = new StreamsApp(countingTopology(input, output), {
-      applicationId, bootstrapServers: bootstrap(), stateDir: mkdtempSync(join(tmpdir(), "sluice-fence-")),
-      processingGuarantee: "exactly_once", commitIntervalMs: 100, logger: capturingLogger(lines, "app"),
-      // One transactional producer per task is the kafkajs client's way (thread-producer.test.ts: the other's).
-      kafkaClient: "kafkajs",
-    });
+    // One transactional producer per task is the kafkajs client's way (thread-producer.test.ts: the other's).
+    const { applicationId, output, input, admin, producer, client, lines, app, close } = await countingExactlyOnceApp("fence", "kafkajs", PARTITIONS);
     const load = steadyLoad(producer, input, KEYS, 30);
     const samples: Array<{ at: number; offsets: Map<number, number> }> = [];
     let sampling = true;
@@ -94,20 +73,12 @@ describe("task manager: one task's producer is fenced", () => {
       const restored = lines.filter((l) => l.message.startsWith("task recovered;")).map((l) => l.fields!["restored"]);
       console.log(`[task-manager] fenced ${ROGUE_ROUNDS} times: ${failed.length} recoveries of ${VICTIM} alone over ${((to - from) / 1000).toFixed(1)} s, records restored per recovery: ${restored.join(", ")}`);
 
-      const kafka = new TestKafka(bootstrap());
-      try {
-        const last = lastCountPerKey(await kafka.read(output, { readCommitted: true }));
-        expect(Object.fromEntries(last)).toEqual(Object.fromEntries(load.sent));
-      } finally {
-        await kafka.close();
-      }
+      expect(Object.fromEntries(await committedCounts(output))).toEqual(Object.fromEntries(load.sent));
     } finally {
       sampling = false;
       await sampler;
       await load.stop();
-      await producer.disconnect();
-      await app.close();
-      await admin.disconnect();
+      await close();
     }
   }, 240_000);
 });

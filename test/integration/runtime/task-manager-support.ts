@@ -1,5 +1,12 @@
 import { Consumed, Materialized, Produced, StreamsBuilder } from "../../../lib/dsl/index.ts";
-import type { FetchedRecord, KafkaProducer } from "../../../lib/kafka/index.ts";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createKafkaClient, type FetchedRecord, type KafkaClientName, type KafkaProducer } from "../../../lib/kafka/index.ts";
+import { silentLogger } from "../../../lib/observability/index.ts";
+import { StreamsApp } from "../../../lib/runtime/index.ts";
+import { TestKafka } from "../../../lib/testing/test-kafka.ts";
+import { bootstrap, uniqueName } from "../support.ts";
 import type { Logger, LogLevel } from "../../../lib/observability/index.ts";
 import { Serdes } from "../../../lib/serdes/index.ts";
 
@@ -89,4 +96,43 @@ export function progressWatch(sample: () => number, everyMs = 20) {
       return Math.max(longest, performance.now() - lastChange);
     },
   };
+}
+
+/**
+ * An exactly-once counting app (100 ms commits) on the given Kafka client over new input
+ * and output topics, its log lines kept; with a client, admin and producer of the same kind.
+ */
+export async function countingExactlyOnceApp(name: string, kafkaClient: KafkaClientName, partitions: number) {
+  const input = uniqueName(`${name}-in`);
+  const output = uniqueName(`${name}-out`);
+  const applicationId = uniqueName(name);
+  const client = createKafkaClient({ clientId: uniqueName(`${name}-test`), brokers: [bootstrap()], client: kafkaClient }, silentLogger);
+  const admin = client.admin();
+  await admin.connect();
+  await admin.createTopics([{ name: input, partitions }, { name: output, partitions }]);
+  const producer = client.producer();
+  await producer.connect();
+  const lines: LogLine[] = [];
+  const app = new StreamsApp(countingTopology(input, output), {
+    applicationId, bootstrapServers: bootstrap(), stateDir: mkdtempSync(join(tmpdir(), `sluice-${name}-`)), kafkaClient,
+    processingGuarantee: "exactly_once", commitIntervalMs: 100, logger: capturingLogger(lines, "app"),
+  });
+  const count = (prefix: string) => lines.filter((l) => l.message.startsWith(prefix)).length;
+  const close = async () => {
+    await producer.disconnect();
+    await app.close();
+    await admin.disconnect();
+    await client.close();
+  };
+  return { input, output, applicationId, client, admin, producer, lines, app, count, close };
+}
+
+/** The last committed count per key in `output` (read_committed). */
+export async function committedCounts(output: string): Promise<Map<string, number>> {
+  const kafka = new TestKafka(bootstrap());
+  try {
+    return lastCountPerKey(await kafka.read(output, { readCommitted: true }));
+  } finally {
+    await kafka.close();
+  }
 }

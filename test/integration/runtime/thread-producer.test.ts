@@ -1,13 +1,6 @@
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { createKafkaClient } from "../../../lib/kafka/index.ts";
-import { silentLogger } from "../../../lib/observability/index.ts";
-import { StreamsApp } from "../../../lib/runtime/index.ts";
-import { TestKafka } from "../../../lib/testing/test-kafka.ts";
-import { bootstrap, uniqueName, waitFor } from "../support.ts";
-import { capturingLogger, countingTopology, lastCountPerKey, steadyLoad, type LogLine } from "./task-manager-support.ts";
+import { waitFor } from "../support.ts";
+import { committedCounts, countingExactlyOnceApp, steadyLoad } from "./task-manager-support.ts";
 
 const PARTITIONS = 3;
 const KEYS = 30;
@@ -21,22 +14,8 @@ const KEYS = 30;
  */
 describe("exactly-once with one transactional producer per stream thread", () => {
   it("puts every task in the thread's transaction: the thread's id fences them all, a task's id none", async () => {
-    const input = uniqueName("thread-in");
-    const output = uniqueName("thread-out");
-    const applicationId = uniqueName("thread");
-    const client = createKafkaClient({ clientId: uniqueName("thread-test"), brokers: [bootstrap()], client: "platformatic" }, silentLogger);
-    const admin = client.admin();
-    await admin.connect();
-    await admin.createTopics([{ name: input, partitions: PARTITIONS }, { name: output, partitions: PARTITIONS }]);
-    const producer = client.producer();
-    await producer.connect();
-    const lines: LogLine[] = [];
-    const app = new StreamsApp(countingTopology(input, output), {
-      applicationId, bootstrapServers: bootstrap(), stateDir: mkdtempSync(join(tmpdir(), "sluice-thread-")), kafkaClient: "platformatic",
-      processingGuarantee: "exactly_once", commitIntervalMs: 100, logger: capturingLogger(lines, "app"),
-    });
+    const { applicationId, output, admin, producer, client, lines, app, count, close, input } = await countingExactlyOnceApp("thread", "platformatic", PARTITIONS);
     const load = steadyLoad(producer, input, KEYS, 30);
-    const count = (prefix: string) => lines.filter((l) => l.message.startsWith(prefix)).length;
     const fence = async (transactionalId: string) => {
       const rogue = client.transactionalProducer({ transactionalId, transactionTimeoutMs: 10_000 });
       await rogue.init();
@@ -65,19 +44,10 @@ describe("exactly-once with one transactional producer per stream thread", () =>
 
       await load.stop();
       await waitFor("all input committed", async () => (await committedTotal()) === load.total, 60_000);
-      const kafka = new TestKafka(bootstrap());
-      try {
-        const last = lastCountPerKey(await kafka.read(output, { readCommitted: true }));
-        expect(Object.fromEntries(last)).toEqual(Object.fromEntries(load.sent));
-      } finally {
-        await kafka.close();
-      }
+      expect(Object.fromEntries(await committedCounts(output))).toEqual(Object.fromEntries(load.sent));
     } finally {
       await load.stop();
-      await producer.disconnect();
-      await app.close();
-      await admin.disconnect();
-      await client.close();
+      await close();
     }
   }, 240_000);
 });
