@@ -15,6 +15,9 @@ const fencedTypes = new Set([
 const retriableTypes = new Set([
   "CONCURRENT_TRANSACTIONS",
   "UNSTABLE_OFFSET_COMMIT",
+  // A broker that restarted forgot its fetch sessions; the client opens a new one.
+  "FETCH_SESSION_ID_NOT_FOUND",
+  "INVALID_FETCH_SESSION_EPOCH",
   "COORDINATOR_LOAD_IN_PROGRESS",
   "COORDINATOR_NOT_AVAILABLE",
   "NOT_COORDINATOR",

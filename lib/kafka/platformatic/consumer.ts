@@ -14,6 +14,7 @@ import { decodePartition } from "./records.ts";
 const key = (tp: TopicPartition) => `${tp.topic}:${tp.partition}`;
 const IDLE_WAIT_MS = 100;
 const RETRY_WAIT_MS = 250;
+const REJOIN_BACKOFF_MAX_MS = 5_000;
 
 /**
  * A consumer-group member on @platformatic/kafka. The client's Consumer does the group
@@ -122,16 +123,22 @@ export class PlatformaticGroupConsumer {
       this.#joined = false;
       handlers.onRebalancing?.();
     });
-    // A rejoin that failed (the client emits it and schedules nothing more) is tried again.
-    consumer.on("error", (error: Error) => {
-      const translated = translate(error, `rejoin group ${this.groupId}`);
-      const retry = translated.action !== "fatal" && this.#running;
-      handlers.onCrash?.(translated, retry);
-      if (retry) setTimeout(() => void this.#join().catch((e: unknown) => handlers.onCrash?.(translate(e, `rejoin group ${this.groupId}`), false)), RETRY_WAIT_MS);
-    });
+    consumer.on("error", (error: Error) => this.#rejoinAfter(error));
     this.#running = true;
     await this.#join();
     this.#loop = this.#fetchLoop();
+  }
+
+  // A rejoin that failed (the client emits it and schedules nothing more) is tried again,
+  // with backoff, for as long as the error is not fatal: a broker restarting closes
+  // connections for seconds, and each attempt in that time fails the same way.
+  #rejoinAfter(error: unknown, attempt = 0): void {
+    const translated = translate(error, `rejoin group ${this.groupId}`);
+    const retry = translated.action !== "fatal" && this.#running;
+    this.#handlers?.onCrash?.(translated, retry);
+    if (!retry) return;
+    const delay = Math.min(RETRY_WAIT_MS * 2 ** attempt, REJOIN_BACKOFF_MAX_MS);
+    setTimeout(() => void this.#join().catch((e: unknown) => this.#rejoinAfter(e, attempt + 1)), delay);
   }
 
   #join(): Promise<string> {
