@@ -63,7 +63,9 @@ export class TestKafka {
   /** Sends records (strings are UTF-8) and waits for the broker's acknowledgement. */
   async produce(topic: string, records: TestKafkaRecord[]): Promise<void> {
     if (!this.#producer) {
-      this.#producer = this.#client.producer();
+      // Idempotent: the client retries a whole request when one partition in it is refused
+      // (one of a topic just created is not led yet), and would write the others twice.
+      this.#producer = this.#client.producer({ idempotent: true });
       await this.#producer.connect();
     }
     await this.#producer.send(

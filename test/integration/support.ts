@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { inject } from "vitest";
-import { createKafkaClient, type FetchedRecord, type KafkaClient } from "../../lib/kafka/index.ts";
+import { createKafkaClient, type FetchedRecord, type KafkaClient, type KafkaProducer } from "../../lib/kafka/index.ts";
 import { silentLogger } from "../../lib/observability/index.ts";
 import { TestKafka } from "../../lib/testing/test-kafka.ts";
 
@@ -18,6 +18,16 @@ export function uniqueName(prefix: string): string {
 
 export function testClient(clientId = uniqueName("test")): KafkaClient {
   return createKafkaClient({ clientId, brokers: [bootstrap()] }, silentLogger);
+}
+
+/**
+ * A producer for a test's input, idempotent: the client retries a whole produce request
+ * when any partition in it fails (a partition of a topic just created is not led yet),
+ * and without idempotence the partitions already appended get their records twice, a
+ * duplicated run of input that an oracle then blames on the app under test.
+ */
+export function inputProducer(client: KafkaClient = testClient()): KafkaProducer {
+  return client.producer({ idempotent: true });
 }
 
 export async function waitFor<T>(what: string, probe: () => T | Promise<T>, timeoutMs = 30_000): Promise<NonNullable<T>> {
