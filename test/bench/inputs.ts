@@ -51,7 +51,8 @@ const record = (topic: string, n: number, spec: InputSpec): OutgoingRecord => ({
  * timestamps only grow. Partitioned by murmur2 of the key, as every system's producer does.
  */
 async function produce(client: KafkaClient, _topic: string, records: OutgoingRecord[]): Promise<void> {
-  const producer = client.producer();
+  // Idempotent: a retried produce request would otherwise write a run of input twice.
+  const producer = client.producer({ idempotent: true });
   await producer.connect();
   try {
     for (let from = 0; from < records.length; from += 10_000) await producer.send(records.slice(from, from + 10_000));

@@ -47,7 +47,7 @@ export async function measureLatency(
   });
   // Let the app join before the clock starts, so start-up is not counted as latency.
   await new Promise((r) => setTimeout(r, 3000));
-  const producer = client.producer();
+  const producer = client.producer({ idempotent: true });
   await producer.connect();
   const perTick = Math.max(1, Math.round(options.ratePerSecond / 100));
   let sent = 0;

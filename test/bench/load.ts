@@ -2,7 +2,7 @@ import type { KafkaClient } from "../../lib/kafka/index.ts";
 
 /** Fills `topic` with `count` records of about `valueBytes` bytes ("<n>,<payload>"), keyed "key-<n % keys>". */
 export async function loadRecords(client: KafkaClient, topic: string, count: number, valueBytes = 100, keys = 10_000): Promise<number> {
-  const producer = client.producer();
+  const producer = client.producer({ idempotent: true });
   await producer.connect();
   const padding = "x".repeat(Math.max(0, valueBytes - 8));
   const batch = 10_000;

@@ -56,7 +56,7 @@ export async function measurePeerLatency(o: LatencyOptions): Promise<LatencyRun>
     });
     await ready;
     const total = Math.round(o.ratePerSecond * o.seconds);
-    const producer = o.client.producer();
+    const producer = o.client.producer({ idempotent: true });
     await producer.connect();
     // Ticks of 10 ms, each sending its share of the rate: an open loop, not paced by replies.
     const perTick = Math.max(1, Math.round(o.ratePerSecond / 100));

@@ -47,7 +47,7 @@ describe("sluice reset on the broker", () => {
     const env = { INPUT: uniqueName("views"), OUTPUT: uniqueName("view-counts") };
     const envV2 = { INPUT: env.INPUT, OUTPUT: uniqueName("view-counts-v2") };
     await admin.createTopics([{ name: env.INPUT, partitions: 2 }, { name: env.OUTPUT, partitions: 2 }, { name: envV2.OUTPUT, partitions: 2 }]);
-    const producer = testClient().producer();
+    const producer = testClient().producer({ idempotent: true });
     await producer.connect();
     await producer.send(Array.from({ length: 20 }, (_, i) => ({ topic: env.INPUT, key: Buffer.from(`page-${i % 4}`), value: Buffer.from("x") })));
     await producer.disconnect();

@@ -53,7 +53,7 @@ describe("the instance's HTTP server and metrics (real broker)", () => {
       { name: changelog, partitions: PARTITIONS, configs: { "cleanup.policy": "compact" } },
     ]);
     // State to restore: changelog records under keys the input never uses.
-    const producer = testClient().producer();
+    const producer = testClient().producer({ idempotent: true });
     await producer.connect();
     const restoredPerPartition = [0, 0];
     await producer.send(
@@ -151,7 +151,7 @@ describe("the instance's HTTP server and metrics (real broker)", () => {
     await admin.createTopics([{ name: input, partitions: 1 }, { name: output, partitions: 1 }]);
     const reader = new CollectingReader();
     const app = countingApp(appId, input, output, { metricsRecordingLevel: "DEBUG", meterProvider: new MeterProvider({ readers: [reader] }), cacheMaxBytes: 0 });
-    const producer = testClient().producer();
+    const producer = testClient().producer({ idempotent: true });
     await producer.connect();
     try {
       await app.start({ handleSignals: false });
@@ -190,7 +190,7 @@ describe("the instance's HTTP server and metrics (real broker)", () => {
     expect(app.httpPort).toBe(port);
     await waitFor("running", () => app.state === "RUNNING", 60_000);
     expect((await get(port, "/health/live")).status).toBe(200);
-    const producer = testClient().producer();
+    const producer = testClient().producer({ idempotent: true });
     await producer.connect();
     await producer.send([{ topic: input, partition: 0, key: Buffer.from("b"), value: Buffer.from("{not json") }]);
     await producer.disconnect();

@@ -16,7 +16,7 @@ describe("poison records on the real broker", () => {
     const output = uniqueName("payments-ok");
     const dlq = uniqueName("payments-dlq");
     await admin.createTopics([{ name: input, partitions: 1 }, { name: output, partitions: 1 }, { name: dlq, partitions: 1 }]);
-    const producer = testClient().producer();
+    const producer = testClient().producer({ idempotent: true });
     await producer.connect();
     await producer.send([
       { topic: input, key: Buffer.from("a"), value: Buffer.from(JSON.stringify({ amount: 5 })) },
@@ -80,7 +80,7 @@ describe("records the broker refuses to accept", () => {
       { name: output, partitions: 1, configs: { "max.message.bytes": "2000" } },
       { name: dlq, partitions: 1 },
     ]);
-    const producer = testClient().producer();
+    const producer = testClient().producer({ idempotent: true });
     await producer.connect();
     await producer.send(["small-1", "x".repeat(5000), "small-2"].map((v, i) => ({ topic: input, key: Buffer.from(`k${i}`), value: Buffer.from(v) })));
     await producer.disconnect();

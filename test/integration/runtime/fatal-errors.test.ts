@@ -15,7 +15,7 @@ async function inputWithPoisonRecord(): Promise<{ input: string; output: string 
   await admin.connect();
   await admin.createTopics([{ name: input, partitions: 1 }, { name: output, partitions: 1 }]);
   await admin.disconnect();
-  const producer = testClient().producer();
+  const producer = testClient().producer({ idempotent: true });
   await producer.connect();
   await producer.send([
     { topic: input, partition: 0, key: Buffer.from("a"), value: Buffer.from(JSON.stringify({ amount: 5 })) },

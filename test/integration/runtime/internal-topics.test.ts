@@ -42,7 +42,7 @@ describe("internal topics on the real broker", () => {
     const output = uniqueName("clicks-by-user");
     const applicationId = uniqueName("rekey");
     await admin.createTopics([{ name: input, partitions: 2 }, { name: output, partitions: 4 }]);
-    const producer = testClient().producer();
+    const producer = testClient().producer({ idempotent: true });
     await producer.connect();
     await producer.send(Array.from({ length: 60 }, (_, i) => ({ topic: input, key: null, value: Buffer.from(`user${i % 5}:${i}`) })));
     await producer.disconnect();

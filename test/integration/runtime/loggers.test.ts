@@ -35,7 +35,7 @@ describe("several apps in one process", () => {
     try {
       await Promise.all(running.map((app) => app.start()));
       // A null key reaching the aggregation is skipped with a warning naming its task and offset.
-      const producer = testClient().producer();
+      const producer = testClient().producer({ idempotent: true });
       await producer.connect();
       await producer.send(apps.map((a) => ({ topic: a.input, key: null, value: Buffer.from(a.name) })));
       await producer.disconnect();

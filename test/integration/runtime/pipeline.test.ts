@@ -22,7 +22,7 @@ describe("a stateless pipeline on the real broker", () => {
     const output = uniqueName("large-orders");
     const applicationId = uniqueName("pipeline");
     await admin.createTopics([{ name: input, partitions: 3 }, { name: output, partitions: 3 }]);
-    const producer = testClient().producer();
+    const producer = testClient().producer({ idempotent: true });
     await producer.connect();
     const send = (from: number, to: number) =>
       producer.send(

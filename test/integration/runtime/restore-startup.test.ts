@@ -50,7 +50,7 @@ describe("start-up of a stateful exactly-once app on a broker with the 3 s initi
     const applicationId = uniqueName("startup");
     await admin.createTopics([{ name: input, partitions: TASKS }, { name: output, partitions: TASKS }]);
     const client = createKafkaClient({ clientId: uniqueName("producer"), brokers: [broker.bootstrap] }, silentLogger);
-    const producer = client.producer();
+    const producer = client.producer({ idempotent: true });
     await producer.connect();
     const records = Array.from({ length: 1200 }, (_, i) => ({ topic: input, key: Buffer.from(`k${i % KEYS}`), value: Buffer.from("x") }));
     await producer.send(records);

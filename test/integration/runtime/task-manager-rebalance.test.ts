@@ -41,7 +41,7 @@ describe("task manager: a second instance joins (broker with the 3 s initial reb
     const applicationId = uniqueName("tm-join");
     await admin.createTopics([{ name: input, partitions: TASKS }, { name: output, partitions: TASKS }]);
     const client = createKafkaClient({ clientId: uniqueName("producer"), brokers: [broker.bootstrap] }, silentLogger);
-    const producer = client.producer();
+    const producer = client.producer({ idempotent: true });
     await producer.connect();
     const linesA: LogLine[] = [];
     const linesB: LogLine[] = [];

@@ -110,7 +110,7 @@ export async function countingExactlyOnceApp(name: string, kafkaClient: KafkaCli
   const admin = client.admin();
   await admin.connect();
   await admin.createTopics([{ name: input, partitions }, { name: output, partitions }]);
-  const producer = client.producer();
+  const producer = client.producer({ idempotent: true });
   await producer.connect();
   const lines: LogLine[] = [];
   const app = new StreamsApp(countingTopology(input, output), {

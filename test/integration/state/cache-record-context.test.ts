@@ -28,7 +28,7 @@ describe("records forwarded by a cache flush on the real broker", () => {
       { key: "a", trace: "t3" },
       { key: "bad", trace: "t4" },
     ];
-    const producer = testClient().producer();
+    const producer = testClient().producer({ idempotent: true });
     await producer.connect();
     await producer.send(sent.map((r) => ({ topic: input, key: Buffer.from(r.key), value: Buffer.from("click"), headers: { trace: Buffer.from(r.trace) } })));
     await producer.disconnect();

@@ -71,7 +71,7 @@ describe("a checkpoint that no longer fits the changelog wipes and fully restore
     const changelog = `${applicationId}-counts-changelog`;
     // Right after the broker started it may not lead the new partition yet: retriable.
     await waitFor("input topic created", () => admin.createTopics([{ name: input, partitions: 1 }]).then(() => true, () => false));
-    const producer = client.producer();
+    const producer = client.producer({ idempotent: true });
     await producer.connect();
     await producer.send(Array.from({ length: 120 }, (_, i) => ({ topic: input, key: Buffer.from(`k${i % KEYS}`), value: Buffer.from("x") })));
     await producer.disconnect();
@@ -92,7 +92,7 @@ describe("a checkpoint that no longer fits the changelog wipes and fully restore
     await waitFor("changelog recreated", () => admin.createTopics([{ name: changelog, partitions: 1, configs: { "cleanup.policy": "compact" } }]).then(() => true, () => false));
     // The recreated changelog holds only the first few updates: fewer offsets than the checkpoint.
     const kept = written.slice(0, 5);
-    const producer = client.producer();
+    const producer = client.producer({ idempotent: true });
     await producer.connect();
     await producer.send(kept.map((r) => ({ topic: changelog, partition: 0, key: r.key, value: r.value, timestamp: r.timestamp })));
     await producer.disconnect();
@@ -115,7 +115,7 @@ describe("a checkpoint that no longer fits the changelog wipes and fully restore
     // UNKNOWN_TOPIC_OR_PARTITION while the new topic's leader is elected: try again.
     await waitFor("changelog recreated", () => admin.createTopics([{ name: changelog, partitions: 1, configs: { "cleanup.policy": "compact,delete" } }]).then(() => true, () => false));
     const later = Array.from({ length: 6 }, (_, i) => ({ topic: changelog, partition: 0, key: Buffer.from(`z${i}`), value: Serdes.int64().serialize(changelog, BigInt(100 + i)) }));
-    const producer = client.producer();
+    const producer = client.producer({ idempotent: true });
     await producer.connect();
     await producer.send(written.map((r) => ({ topic: changelog, partition: 0, key: r.key, value: r.value, timestamp: r.timestamp })));
     await producer.send(later);

@@ -15,7 +15,7 @@ describe("the reset tool", () => {
     const output = uniqueName("counts");
     const appId = uniqueName("resettable");
     await admin.createTopics([{ name: input, partitions: 2 }, { name: output, partitions: 2 }]);
-    const producer = testClient().producer();
+    const producer = testClient().producer({ idempotent: true });
     await producer.connect();
     await producer.send(Array.from({ length: 300 }, (_, i) => ({ topic: input, key: Buffer.from(`k${i % 10}`), value: Buffer.from("x") })));
     await producer.disconnect();

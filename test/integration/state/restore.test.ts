@@ -33,7 +33,7 @@ describe("state that survives crashes and follows its task (real broker, separat
     const output = uniqueName("counts");
     const appId = uniqueName("counter");
     await admin.createTopics([{ name: input, partitions: 2 }, { name: output, partitions: 2 }]);
-    const producer = testClient().producer();
+    const producer = testClient().producer({ idempotent: true });
     await producer.connect();
     const expected = new Map<string, number>();
     const send = async (n: number) => {
@@ -114,7 +114,7 @@ describe("state that survives crashes and follows its task (real broker, separat
     const output = uniqueName("counts");
     const appId = uniqueName("counter");
     await admin.createTopics([{ name: input, partitions: 1 }, { name: output, partitions: 1 }]);
-    const producer = testClient().producer();
+    const producer = testClient().producer({ idempotent: true });
     await producer.connect();
     const send = (from: number) => producer.send(Array.from({ length: 1000 }, (_, i) => ({ topic: input, key: Buffer.from(`k${(from + i) % KEYS}`), value: Buffer.from("x") })));
     const env = { KAFKA_BOOTSTRAP_SERVERS: bootstrap(), APP_ID: appId, INPUT: input, OUTPUT: output, STATE_DIR: mkdtempSync(join(tmpdir(), "sluice-state-")) };
