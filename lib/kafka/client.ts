@@ -9,6 +9,7 @@ import { createPlatformaticClient } from "./platformatic/client.ts";
 import { KafkaProducer as KafkajsProducer, type ProducerOptions } from "./producer.ts";
 import { TransactionalProducer as KafkajsTransactionalProducer, type TransactionalProducerOptions } from "./transactional-producer.ts";
 import { ChangelogReader, type BoundedRange, type PartitionBounds, type ReadRange } from "./changelog-reader.ts";
+import { rangeReads } from "./range-reads.ts";
 import type { ClientCapabilities, FetchedRecord, TopicPartition } from "./types.ts";
 
 /** The one door to Kafka; every client adapter implements this same shape. */
@@ -69,32 +70,13 @@ function createKafkajsClient(connection: KafkaConnection, logger: Logger): Kafka
   if (connection.ssl !== undefined) config.ssl = connection.ssl;
   if (connection.sasl) config.sasl = connection.sasl as KafkaConfig["sasl"];
   const kafka = new Kafka(config);
-  // One per instance, created on first use and kept: every restore shares its connections.
-  let reader: ChangelogReader | null = null;
-  const restoreReader = () => (reader ??= new ChangelogReader(kafka, logger));
   return {
     capabilities: kafkajsCapabilities,
     admin: () => new KafkajsAdmin(kafka),
     producer: (options) => new KafkajsProducer(kafka, options),
     transactionalProducer: (options) => new KafkajsTransactionalProducer(kafka, options),
     consumer: (options) => new KafkajsGroupConsumer(kafka, options, logger),
-    partitionBounds: (partitions, readCommitted) => restoreReader().bounds(partitions, readCommitted),
-    readRanges: (ranges, onRecords, readCommitted) => restoreReader().read(ranges, onRecords, readCommitted),
-    async readToEnd(ranges, onRecords, readCommitted, onPlan) {
-      const bounds = await restoreReader().bounds(ranges, readCommitted);
-      // A position before the log start (retention deleted what followed it) reads from the
-      // start, as a consumer whose offset fell out of range resets to the earliest.
-      const bounded = ranges.map((r) => {
-        const b = bounds.get(`${r.topic}:${r.partition}`);
-        return { ...r, from: Math.max(r.from, b?.start ?? 0), to: b?.end ?? 0 };
-      });
-      onPlan?.(bounded.reduce((sum, r) => sum + Math.max(0, r.to - r.from), 0));
-      await restoreReader().read(bounded, onRecords, readCommitted);
-    },
-    async close() {
-      await reader?.close();
-      reader = null;
-    },
+    ...rangeReads(() => new ChangelogReader(kafka, logger)),
   };
 }
 

@@ -1,6 +1,6 @@
 import type { Kafka, Producer, Transaction } from "kafkajs";
 import { Partitioners } from "./kafkajs.ts";
-import { CommitUncertainError, FatalError } from "../errors/index.ts";
+import { CommitUncertainError, FatalError, type SluiceError } from "../errors/index.ts";
 import { errorType, guarded, translateError } from "./errors.ts";
 import { addLastOffsets, chunkRecords, groupByTopic, toTopicMessages } from "./messages.ts";
 import type { GroupMetadata, LastOffsets, OutgoingRecord, TopicPartitionOffset } from "./types.ts";
@@ -107,12 +107,7 @@ export class TransactionalProducer {
       this.#state = "ready";
     } catch (error) {
       this.#state = "broken";
-      const cause = translateError(error, `commit transaction ${this.transactionalId}`);
-      if (cause.action === "rejoin") throw cause;
-      throw new CommitUncertainError(
-        `commit of transaction ${this.transactionalId} has an unknown outcome; rebuild the producer and rewind to committed offsets`,
-        { cause },
-      );
+      throw commitFailure(this.transactionalId, translateError(error, `commit transaction ${this.transactionalId}`));
     }
   }
 
@@ -139,9 +134,7 @@ export class TransactionalProducer {
   }
 
   #expect(call: string, state: TransactionState): void {
-    if (this.#state !== state) {
-      throw new FatalError(`${call}() is illegal on transactional producer ${this.transactionalId} in state ${this.#state}; it needs state ${state}`);
-    }
+    expectState(this.transactionalId, call, this.#state, state);
   }
 
   #fail(error: unknown, what: string): Error {
@@ -163,4 +156,17 @@ export class TransactionalProducer {
       }
     }
   }
+}
+
+/** The state machine's rule, shared by every adapter: a call in the wrong state is a programming error. */
+export function expectState(transactionalId: string, call: string, state: TransactionState, needed: TransactionState): void {
+  if (state !== needed) {
+    throw new FatalError(`${call}() is illegal on transactional producer ${transactionalId} in state ${state}; it needs state ${needed}`);
+  }
+}
+
+/** A failed commit(): fenced stays fenced (rejoin); anything else leaves the outcome unknown. */
+export function commitFailure(transactionalId: string, cause: SluiceError): SluiceError {
+  if (cause.action === "rejoin") return cause;
+  return new CommitUncertainError(`commit of transaction ${transactionalId} has an unknown outcome; rebuild the producer and rewind to committed offsets`, { cause });
 }

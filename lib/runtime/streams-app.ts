@@ -1,11 +1,11 @@
-import { ConfigError, FatalError, RetriableError, type ExceptionHandlerConfig } from "../errors/index.ts";
+import { FatalError, RetriableError, type ExceptionHandlerConfig } from "../errors/index.ts";
 import { createKafkaClient, type GroupConsumer, type KafkaAdmin, type KafkaClient, type TopicPartition } from "../kafka/index.ts";
 import { consoleLogger, type InstanceStatus, type Logger, type Router } from "../observability/index.ts";
 import { StateDirectory, type ReadOnlyKeyValueStore, type ReadOnlySessionStore, type ReadOnlyWindowStore } from "../state/index.ts";
 import type { Serde } from "../serdes/index.ts";
 import type { Topology } from "../topology/index.ts";
 import { AppObservability } from "./app-observability.ts";
-import { GroupMembership, parseHostPort, type ClusterView } from "./assignment/index.ts";
+import { GroupMembership, type ClusterView } from "./assignment/index.ts";
 import { connectionOf, resolveConfig, type ResolvedConfig, type StreamsConfig } from "./config.ts";
 import { ensureInternalTopics, planOnCluster, sourcePartitionCounts } from "./internal-topics.ts";
 import { Lifecycle, responseToUncaughtError, type AppState, type StateListener } from "./lifecycle.ts";
@@ -13,18 +13,10 @@ import { retryWithBackoff } from "./retry.ts";
 import { GlobalStores } from "./global-stores.ts";
 import type { StreamThread } from "./stream-thread.ts";
 import { createStreamThread } from "./thread-setup.ts";
+import { offsetResetFor, sourceSubscriptions, taskIdOf } from "./topology-sources.ts";
 import { StateCleaner } from "./tasks/state-cleaner.ts";
 import type { TopicPlan } from "./topic-plan.ts";
-import {
-  addQueryRoutes,
-  LocalStores,
-  QueryMetadata,
-  UNAVAILABLE_HOST,
-  type HostInfo,
-  type KeyQueryMetadata,
-  type QueryableStoreType,
-  type StreamsMetadata,
-} from "./queries/index.ts";
+import { InstanceQueries, type KeyQueryMetadata, type QueryableStoreType, type StreamsMetadata } from "./queries/index.ts";
 
 /**
  * Runs a topology as one member of the consumer group `applicationId`: one task per
@@ -65,8 +57,7 @@ export class StreamsApp {
   readonly #stopped: Promise<void>;
   #settleStopped!: (error: Error | null) => void;
   readonly #signalHandler = () => void this.close();
-  readonly #localStores: LocalStores;
-  readonly #queryMetadata: QueryMetadata;
+  readonly #queries: InstanceQueries;
 
   constructor(topology: Topology, config: StreamsConfig) {
     this.#topology = topology;
@@ -78,24 +69,19 @@ export class StreamsApp {
       this.#settleStopped = (error) => (error ? reject(error) : resolve());
     });
     this.#stopped.catch(() => undefined); // nobody has to listen: the policy reports the error
-    this.#localStores = new LocalStores({
+    this.#queries = new InstanceQueries({
       topology,
+      applicationId: this.#config.applicationId,
+      applicationServer: this.#config.applicationServer,
+      router: this.httpRouter,
       state: () => this.state,
       taskStores: (name) => this.#thread?.storesNamed(name) ?? [],
       globalStore: (name) => this.#global?.get(name),
-    });
-    const self = hostOf(this.#config.applicationServer);
-    this.#queryMetadata = new QueryMetadata({
-      topology,
-      applicationId: this.#config.applicationId,
-      self,
       partitionCounts: () => this.#plan?.counts ?? null,
       clusterView: () => this.clusterView(),
       localActiveTasks: () => this.activeTasks(),
       localStandbyTasks: () => this.standbyTasks(),
     });
-    const router = this.httpRouter;
-    if (router) addQueryRoutes(router, { stores: this.#localStores, metadata: this.#queryMetadata, applicationId: this.#config.applicationId, self });
   }
 
   /**
@@ -204,10 +190,7 @@ export class StreamsApp {
   store<K, V>(name: string, type: "window"): ReadOnlyWindowStore<K, V>;
   store<K, V>(name: string, type: "session"): ReadOnlySessionStore<K, V>;
   store<K, V>(name: string, type: QueryableStoreType = "keyValue"): ReadOnlyKeyValueStore<K, V> | ReadOnlyWindowStore<K, V> | ReadOnlySessionStore<K, V> {
-    if (type === "window") return this.#localStores.window<K, V>(name);
-    if (type === "session") return this.#localStores.session<K, V>(name);
-    if (type !== "keyValue") throw new ConfigError(`store type must be "keyValue", "window" or "session", got ${JSON.stringify(type)}`);
-    return this.#localStores.keyValue<K, V>(name);
+    return this.#queries.store<K, V>(name, type);
   }
 
   /**
@@ -217,17 +200,17 @@ export class StreamsApp {
    * Kafka's default partitioner does.
    */
   queryMetadataForKey<K>(store: string, key: K, keySerde?: Serde<K>): KeyQueryMetadata {
-    return this.#queryMetadata.queryMetadataForKey(store, key, keySerde);
+    return this.#queries.metadata.queryMetadataForKey(store, key, keySerde);
   }
 
   /** The instances that hold `store` (active or standby), with their stores and tasks (Kafka Streams' streamsMetadataForStore). */
   streamsMetadataForStore(store: string): StreamsMetadata[] {
-    return this.#queryMetadata.streamsMetadataForStore(store);
+    return this.#queries.metadata.streamsMetadataForStore(store);
   }
 
   /** Every instance of the application this one knows of, with its stores and tasks. */
   allStreamsMetadata(): StreamsMetadata[] {
-    return this.#queryMetadata.allStreamsMetadata();
+    return this.#queries.metadata.allStreamsMetadata();
   }
 
   /**
@@ -327,7 +310,7 @@ export class StreamsApp {
       exceptionHandlers: this.#handlerConfig(),
       globalStore: (name) => this.#global?.get(name),
       taskIdOf: (tp) => this.#taskIdOf(tp),
-      resetFor: (topic) => this.#offsetResetFor(topic),
+      resetFor: (topic) => offsetResetFor(topology, config.applicationId, topic),
       callbacks: {
         onRunning: () => this.#lifecycle.tryMoveTo("RUNNING"),
         onRebalancing: () => this.#lifecycle.tryMoveTo("REBALANCING"),
@@ -335,9 +318,7 @@ export class StreamsApp {
       },
     }));
     await consumer.connect();
-    const literal = topology.subtopologies.flatMap((sub) => sub.sourceTopics(config.applicationId));
-    const patterns = topology.subtopologies.flatMap((sub) => sub.sourcePatterns(config.applicationId));
-    await consumer.subscribe([...new Set(literal), ...patterns], true);
+    await consumer.subscribe(sourceSubscriptions(topology, config.applicationId), true);
     await this.#global?.follow(client, config.applicationId, exactlyOnce, config.commitIntervalMs, (error) => this.#enterError(error));
     const cleaner = (this.#cleaner = new StateCleaner(this.#stateDirectory!, config.stateCleanupDelayMs, this.#logger, () => [
       ...this.#assignedTasks,
@@ -373,17 +354,7 @@ export class StreamsApp {
   }
 
   #taskIdOf(tp: TopicPartition): string {
-    const sub = this.#topology.subtopologies.find((s) => s.sourceFor(tp.topic, this.#config.applicationId));
-    if (!sub) throw new FatalError(`partition ${tp.topic}-${tp.partition} was assigned but no sub-topology reads ${tp.topic}`);
-    return `${sub.id}_${tp.partition}`;
-  }
-
-  #offsetResetFor(topic: string): "earliest" | "latest" {
-    for (const sub of this.#topology.subtopologies) {
-      const source = sub.sourceFor(topic, this.#config.applicationId);
-      if (source) return source.offsetReset ?? "earliest";
-    }
-    return "earliest";
+    return taskIdOf(this.#topology, this.#config.applicationId, tp);
   }
 
   async #shutDown(): Promise<void> {
@@ -426,9 +397,4 @@ export class StreamsApp {
     });
     process.exit(1);
   }
-}
-
-// applicationServer is validated by resolveConfig; without one the instance has no query address.
-function hostOf(applicationServer: string | null): HostInfo {
-  return (applicationServer === null ? null : parseHostPort(applicationServer)) ?? UNAVAILABLE_HOST;
 }

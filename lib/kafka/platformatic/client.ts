@@ -5,6 +5,7 @@ import type { ClientCapabilities } from "../types.ts";
 import { PlatformaticAdmin } from "./admin.ts";
 import { PlatformaticGroupConsumer } from "./consumer.ts";
 import { PlatformaticProducer } from "./producer.ts";
+import { rangeReads } from "../range-reads.ts";
 import { RestoreReader } from "./restore-reader.ts";
 import { PlatformaticTransactionalProducer } from "./transactional-producer.ts";
 
@@ -27,31 +28,12 @@ const platformaticCapabilities: ClientCapabilities = {
 
 /** The boundary on @platformatic/kafka. */
 export function createPlatformaticClient(connection: KafkaConnection, logger: Logger): KafkaClient {
-  // One per instance, created on first use and kept: every restore shares its connections.
-  let reader: RestoreReader | null = null;
-  const restoreReader = () => (reader ??= new RestoreReader(connection, logger));
   return {
     capabilities: platformaticCapabilities,
     admin: () => new PlatformaticAdmin(connection),
     producer: (options) => new PlatformaticProducer(connection, options),
     transactionalProducer: (options) => new PlatformaticTransactionalProducer(connection, options),
     consumer: (options) => new PlatformaticGroupConsumer(connection, options, logger),
-    partitionBounds: (partitions, readCommitted) => restoreReader().bounds(partitions, readCommitted),
-    readRanges: (ranges, onRecords, readCommitted) => restoreReader().read(ranges, onRecords, readCommitted),
-    async readToEnd(ranges, onRecords, readCommitted, onPlan) {
-      const bounds = await restoreReader().bounds(ranges, readCommitted);
-      // A position before the log start (retention deleted what followed it) reads from the
-      // start, as a consumer whose offset fell out of range resets to the earliest.
-      const bounded = ranges.map((r) => {
-        const b = bounds.get(`${r.topic}:${r.partition}`);
-        return { ...r, from: Math.max(r.from, b?.start ?? 0), to: b?.end ?? 0 };
-      });
-      onPlan?.(bounded.reduce((sum, r) => sum + Math.max(0, r.to - r.from), 0));
-      await restoreReader().read(bounded, onRecords, readCommitted);
-    },
-    async close() {
-      await reader?.close();
-      reader = null;
-    },
+    ...rangeReads(() => new RestoreReader(connection, logger)),
   };
 }

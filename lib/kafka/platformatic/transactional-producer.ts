@@ -1,9 +1,9 @@
 import type { Admin, Consumer, Producer } from "@platformatic/kafka";
 import { platformatic, ACKS_ALL, GROUP_COORDINATOR } from "./library.ts";
-import { CommitUncertainError, FatalError } from "../../errors/index.ts";
+import { FatalError } from "../../errors/index.ts";
 import type { KafkaConnection } from "../config.ts";
 import { chunkRecords } from "../messages.ts";
-import type { TransactionalProducerOptions, TransactionState } from "../transactional-producer.ts";
+import { commitFailure, expectState, type TransactionalProducerOptions, type TransactionState } from "../transactional-producer.ts";
 import type { GroupMetadata, LastOffsets, OutgoingRecord, TopicPartitionOffset } from "../types.ts";
 import { guard, translate } from "./errors.ts";
 import { baseOptions } from "./options.ts";
@@ -129,12 +129,7 @@ export class PlatformaticTransactionalProducer {
       this.#state = "ready";
     } catch (error) {
       this.#state = "broken";
-      const cause = translate(error, `commit transaction ${this.transactionalId}`);
-      if (cause.action === "rejoin") throw cause;
-      throw new CommitUncertainError(
-        `commit of transaction ${this.transactionalId} has an unknown outcome; rebuild the producer and rewind to committed offsets`,
-        { cause },
-      );
+      throw commitFailure(this.transactionalId, translate(error, `commit transaction ${this.transactionalId}`));
     }
   }
 
@@ -173,9 +168,7 @@ export class PlatformaticTransactionalProducer {
   }
 
   #expect(call: string, state: TransactionState): void {
-    if (this.#state !== state) {
-      throw new FatalError(`${call}() is illegal on transactional producer ${this.transactionalId} in state ${this.#state}; it needs state ${state}`);
-    }
+    expectState(this.transactionalId, call, this.#state, state);
   }
 
   #fail(error: unknown, what: string): Error {

@@ -34,7 +34,6 @@ export class CommitTransaction {
   readonly #client: KafkaClient;
   readonly #options: CommitTransactionOptions;
   #producer: TransactionalProducer | null = null;
-  #aborted = 0;
 
   constructor(client: KafkaClient, options: CommitTransactionOptions) {
     this.#client = client;
@@ -45,11 +44,6 @@ export class CommitTransaction {
   /** Whether a producer is initialised (false before init() and after a fence closed it). */
   get ready(): boolean {
     return this.#producer !== null;
-  }
-
-  /** Transactions aborted here or whose outcome had to be given up on. */
-  get abortedTransactions(): number {
-    return this.#aborted;
   }
 
   /** Fences the previous owner and resolves its open transaction. Call before reading committed offsets. */
@@ -106,14 +100,12 @@ export class CommitTransaction {
     if (producer.state === "in_transaction") {
       try {
         await producer.abort();
-        this.#aborted++;
         if (error instanceof RetriableError) return "retry";
         return error as Error;
       } catch {
         // fall through to a rebuild
       }
     }
-    this.#aborted++;
     // Before commit() the transaction never committed: the rebuild below fences it and the
     // coordinator aborts it, a known outcome. Only a failed commit() leaves it unknown.
     if (committing) logger.warn("transaction outcome unknown: commit failed; rebuilding the producer and rewinding", { ...logFields, error });
