@@ -1,5 +1,5 @@
 import { checkConnection, createKafkaClient, type FetchedRecord, type KafkaAdmin, type KafkaClient, type KafkaConnection, type KafkaProducer, type TopicSpec } from "../kafka/index.ts";
-import { silentLogger } from "../observability/index.ts";
+import type { Logger } from "../observability/index.ts";
 import type { StreamsConfig } from "../runtime/index.ts";
 
 /**
@@ -47,9 +47,12 @@ export class TestKafka {
   #admin: KafkaAdmin | null = null;
   #producer: KafkaProducer | null = null;
   #readers = 0;
+  // The client's last warnings and errors, quiet unless a read fails: its message then says
+  // what the client went through (a crash, a coordinator that would not answer, ...).
+  readonly #warnings: string[] = [];
 
   constructor(connection: TestKafkaConnection) {
-    this.#client = createKafkaClient(connectionFrom(connection), silentLogger);
+    this.#client = createKafkaClient(connectionFrom(connection), keepingWarnings(this.#warnings));
   }
 
   async createTopics(topics: TopicSpec[]): Promise<string[]> {
@@ -99,10 +102,14 @@ export class TestKafka {
     const advance = (partition: number, next: number) => {
       if (next > (positions.get(partition) ?? 0)) positions.set(partition, next);
     };
+    let assigned: string[] | null = null;
+    let crash: Error | null = null;
     await consumer.connect();
     await consumer.subscribe([topic], true);
     await consumer.run({
-      onAssigned() {},
+      onAssigned(partitions) {
+        assigned = partitions.map((p) => String(p.partition));
+      },
       onRecords(_topic, partition, batch) {
         records.push(...batch);
         advance(partition, batch[batch.length - 1]!.offset + 1);
@@ -111,13 +118,26 @@ export class TestKafka {
       // producers' transactions committed one after the other): only the fetch position,
       // which counts them, reaches the end.
       onPosition: (_topic, partition, next) => advance(partition, next),
+      onCrash(error, willRestart) {
+        if (!willRestart) crash = error;
+      },
     });
     const done = () =>
       options.count !== undefined ? records.length >= options.count : ends.every((e) => e.latest === e.earliest || (positions.get(e.partition) ?? 0) >= e.latest);
-    const deadline = Date.now() + (options.timeoutMs ?? 30_000);
+    const timeoutMs = options.timeoutMs ?? 30_000;
+    const deadline = Date.now() + timeoutMs;
     try {
       while (!done()) {
-        if (Date.now() > deadline) throw new Error(`read ${topic}: timed out with ${records.length} records`);
+        if (crash) throw new Error(`read ${topic}: the consumer stopped after ${records.length} records: ${(crash as Error).message}`, { cause: crash });
+        if (Date.now() > deadline) {
+          const where = assigned === null ? "no assignment received" : `partitions [${(assigned as string[]).join(", ")}] assigned`;
+          const at = [...positions].map(([p, next]) => `${p}@${next}`).join(", ") || "none";
+          const ended = ends.map((e) => `${e.partition}@${e.latest}`).join(", ");
+          throw new Error(
+            `read ${topic}: timed out after ${timeoutMs} ms with ${records.length} records; ${where}; positions ${at}; ends ${ended}; ` +
+              `client's last warnings: ${this.#warnings.join(" | ") || "none"}`,
+          );
+        }
         await new Promise((r) => setTimeout(r, 50));
       }
     } finally {
@@ -153,6 +173,22 @@ function connectionFrom(connection: TestKafkaConnection): KafkaConnection {
   // The same checks, and the same messages, as a StreamsApp's connection settings.
   checkConnection(result);
   return result;
+}
+
+function keepingWarnings(into: string[]): Logger {
+  const keep = (level: string) => (message: string, fields?: Record<string, unknown>) => {
+    into.push(`${level} ${message}${fields ? ` ${describe(fields)}` : ""}`);
+    if (into.length > 10) into.shift();
+  };
+  return { debug() {}, info() {}, warn: keep("warn"), error: keep("error") };
+}
+
+function describe(fields: Record<string, unknown>): string {
+  try {
+    return JSON.stringify(fields, (_key, value: unknown) => (value instanceof Error ? value.message : value));
+  } catch {
+    return String(Object.keys(fields));
+  }
 }
 
 function toBytes(value: string | Buffer | null): Buffer | null {

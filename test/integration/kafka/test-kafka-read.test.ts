@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { TestKafka } from "../../../lib/testing/test-kafka.ts";
 import { bootstrap, testClient, uniqueName, waitFor } from "../support.ts";
 
-describe("TestKafka.read without a count", () => {
+describe("TestKafka.read", () => {
   // Exactly-once apps give each task its own producer, so two tasks' transactions on one
   // output partition commit one after the other: the log then ends in two markers. The
   // windows test's "calm run" read timed out that way with every record already read.
@@ -29,6 +29,22 @@ describe("TestKafka.read without a count", () => {
     try {
       const read = await kafka.read(topic, { readCommitted: true, timeoutMs: 10_000 });
       expect(read.map((r) => r.value?.toString())).toEqual(["from a", "from b"]);
+    } finally {
+      await kafka.close();
+    }
+  });
+
+  // A read that cannot finish says how far it got, so a failure in CI can be told apart:
+  // no assignment (the group never formed) or an assignment that stopped short.
+  it("times out naming its assignment, positions and the topic's ends", async () => {
+    const topic = uniqueName("short-read");
+    const kafka = new TestKafka(bootstrap());
+    try {
+      await kafka.createTopics([{ name: topic, partitions: 1 }]);
+      await kafka.produce(topic, [{ key: "k", value: "only one", partition: 0 }]);
+      await expect(kafka.read(topic, { count: 2, timeoutMs: 5_000 })).rejects.toThrow(
+        /timed out after 5000 ms with 1 records; partitions \[0\] assigned; positions 0@1; ends 0@1/,
+      );
     } finally {
       await kafka.close();
     }
