@@ -22,7 +22,7 @@ import { type InputTopics, parseSystems, peerWorkload, type PeerWorkload, type S
 import { measurePeerLatency } from "./peer-latency.ts";
 import { type Cell, clientTable, type LatencyCell, latencyTable, type RunFigure, summarise, throughputTable, type Variant } from "./report.ts";
 import { restoreScenario, type RestoreCell, restoreTable } from "./restore.ts";
-import { RunnerProcess } from "./systems.ts";
+import { RunnerProcess, sluiceNodeFlags } from "./systems.ts";
 import { verify } from "./verify.ts";
 
 interface Scenario {
@@ -137,6 +137,7 @@ const settings = [
   `Timing: from the system saying it processes (group joined, tasks assigned) to the group's committed input offsets reaching the input's end (polled every 50 ms), so it includes up to one commit interval.`,
   `CPU: utime + stime from /proc/<pid>/stat; peak RSS: VmRSS from /proc/<pid>/status polled every 100 ms; the same for every system, the runner process only.`,
   `One process and one stream thread each; Kafka Streams -Xmx512m, default 10 MiB record cache, RocksDB; Quix Streams default RocksDB; Sluice SQLite stores, default record cache.`,
+  `Sluice runs compiled to JavaScript, as the published package does, with the service image's Node flags (${sluiceNodeFlags().join(" ") || "none"}).`,
   `Sluice runs the same topology once per Kafka client (SLUICE_KAFKA_CLIENT=kafkajs, =platformatic): "Sluice (kafkajs)" and "Sluice (platformatic)" are separate systems of the alternation.`,
   `Kafka Streams cold: the first run in a fresh JVM; steady: a second run in the same JVM under a fresh application id over the same input (ratios are against steady).`,
   `Outputs read back with read_committed and checked against a brute-force expectation from the generated input; a run that fails is FAILED, not a figure.`,

@@ -11,7 +11,8 @@
  * To compare code before and after a change under the same load, PROFILE_TREES names
  * checkouts to alternate within each round (e.g. `before=/tmp/base,after=.`, a copy made with
  * `git archive <commit> | tar -x -C /tmp/base` and node_modules linked in): each runs its own
- * test/bench/sluice-runner.ts.
+ * test/bench/sluice-runner.ts. PROFILE_NODE_FLAGS alternates Node flags of the Sluice runner
+ * the same way (`default=,small-young=--max-semi-space-size=8`).
  *
  * Env: PROFILE_SCENARIOS (comma list of workload/guarantee/commitMs/partitions), PROFILE_RECORDS
  * (default 1,000,000), PROFILE_ROUNDS (default 3), PROFILE_SYSTEMS (as BENCH_SYSTEMS; default
@@ -37,6 +38,8 @@ interface Variant {
   label: string;
   system: SystemName;
   Runner: Runner;
+  /** Node's flags for a Sluice runner (PROFILE_NODE_FLAGS), when variants differ by them. */
+  nodeFlags?: string;
 }
 import { verify } from "./verify.ts";
 
@@ -61,6 +64,13 @@ const scenarios = (process.env["PROFILE_SCENARIOS"]?.split(",") ?? DEFAULT_SCENA
 if (process.env["PROFILE_CPU"] === "1") mkdirSync(profileDir, { recursive: true });
 const variants: Variant[] = [];
 for (const system of systems) {
+  if (sluiceClient(system) !== undefined && process.env["PROFILE_NODE_FLAGS"]) {
+    for (const entry of process.env["PROFILE_NODE_FLAGS"].split(",")) {
+      const [label, ...flags] = entry.split("=");
+      variants.push({ label: label!, system, Runner: RunnerProcess, nodeFlags: flags.join("=") });
+    }
+    continue;
+  }
   if (sluiceClient(system) === undefined || !process.env["PROFILE_TREES"]) {
     variants.push({ label: system, system, Runner: RunnerProcess });
     continue;
@@ -105,7 +115,7 @@ try {
 console.log(`records ${records.toLocaleString("en-US")}, Node ${process.version}, broker ${broker.version}; profiles: ${process.env["PROFILE_CPU"] === "1" ? profileDir : "off"}`);
 console.table(rows);
 
-async function runOnce({ label, system, Runner }: Variant, scenario: (typeof scenarios)[number], topics: InputTopics, spec: InputSpec, round: number): Promise<Record<string, unknown>> {
+async function runOnce({ label, system, Runner, nodeFlags }: Variant, scenario: (typeof scenarios)[number], topics: InputTopics, spec: InputSpec, round: number): Promise<Record<string, unknown>> {
   const applicationId = `profile-${scenario.workload.name}-${scenario.guarantee}-${label}-r${round}-${Date.now()}`;
   const output = `${applicationId}-out`;
   await admin.createTopics([{ name: output, partitions: scenario.partitions }]);
@@ -118,6 +128,7 @@ async function runOnce({ label, system, Runner }: Variant, scenario: (typeof sce
     GUARANTEE: scenario.guarantee,
     COMMIT_INTERVAL_MS: String(scenario.commitMs),
     STATE_DIR: stateRoot,
+    ...(nodeFlags !== undefined ? { BENCH_SLUICE_NODE_FLAGS: nodeFlags } : {}),
   };
   if (sluiceClient(system) !== undefined && process.env["PROFILE_CPU"] === "1") {
     env["NODE_OPTIONS"] = `${process.env["NODE_OPTIONS"] ?? ""} --cpu-prof --cpu-prof-dir=${profileDir} --cpu-prof-name=${applicationId}.cpuprofile`.trim();

@@ -16,16 +16,42 @@ export const KSTREAMS_DIR = resolve(here, "kstreams");
 export const QUIX_PYTHON = resolve(repo, ".tools/bench-venv/bin/python");
 const CLOCK_TICKS = Number(execFileSync("getconf", ["CLK_TCK"]).toString().trim()) || 100;
 
+let compiledRunner: string | null = null;
+/**
+ * The Sluice runner compiled to JavaScript (tsconfig.bench.json), as users of the package run
+ * Sluice: the TypeScript sources would add Node's type stripping (about 30 MB of resident
+ * memory and its start-up) to what is measured. Compiled once per harness, from the sources
+ * as they are now.
+ */
+/**
+ * The Node flags the service image ships (NODE_OPTIONS in the Dockerfile; docs/deploy.md says
+ * why): a young generation capped at 16 MB per semi-space instead of growing to 64 MB.
+ */
+export const SERVICE_NODE_FLAGS = "--max-semi-space-size=16";
+
+/** Node's flags for the Sluice runner: BENCH_SLUICE_NODE_FLAGS (space-separated) of the run's environment, else the image's. */
+export function sluiceNodeFlags(env: Record<string, string | undefined> = process.env): string[] {
+  return (env["BENCH_SLUICE_NODE_FLAGS"] ?? SERVICE_NODE_FLAGS).split(" ").filter(Boolean);
+}
+
+function sluiceRunner(): string {
+  if (!compiledRunner) {
+    execFileSync(process.execPath, [resolve(repo, "node_modules/typescript/bin/tsc"), "-p", resolve(repo, "tsconfig.bench.json")], { stdio: "inherit" });
+    compiledRunner = resolve(repo, ".tools/bench-js/test/bench/sluice-runner.js");
+  }
+  return compiledRunner;
+}
+
 /**
  * How each system's runner starts; the JVM gets a fixed heap, as a deployment would. Both
  * Sluice systems run the same runner; SLUICE_KAFKA_CLIENT picks the client, overriding
  * whatever the harness's own environment says.
  */
-function command(system: SystemName): { cmd: string; args: string[]; env?: Record<string, string> } {
+function command(system: SystemName, runEnv: Record<string, string | undefined>): { cmd: string; args: string[]; env?: Record<string, string> } {
   switch (system) {
     case "sluice-kafkajs":
     case "sluice-platformatic":
-      return { cmd: process.execPath, args: [resolve(here, "sluice-runner.ts")], env: { SLUICE_KAFKA_CLIENT: sluiceClient(system)! } };
+      return { cmd: process.execPath, args: [...sluiceNodeFlags(runEnv), sluiceRunner()], env: { SLUICE_KAFKA_CLIENT: sluiceClient(system)! } };
     case "kstreams": {
       const classes = resolve(KSTREAMS_DIR, "target/classes");
       if (!existsSync(classes)) throw new Error(`Kafka Streams runner not built: run \`make bench\` (it builds ${KSTREAMS_DIR} with Maven).`);
@@ -57,7 +83,7 @@ export class RunnerProcess {
 
   constructor(system: SystemName, env: Record<string, string>) {
     this.system = system;
-    const { cmd, args, env: own } = command(system);
+    const { cmd, args, env: own } = command(system, { ...process.env, ...env });
     this.child = spawn(cmd, args, { env: { ...process.env, ...env, ...own }, stdio: ["pipe", "pipe", "pipe"] });
     createInterface({ input: this.child.stdout }).on("line", (line) => {
       if (this.waiting) {
