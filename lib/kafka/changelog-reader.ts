@@ -39,8 +39,11 @@ const LATEST = -1;
 // Fetch answers as soon as there is data; only a partition at its end would wait this long.
 const FETCH_WAIT_MS = 100;
 const PARTITION_FETCH_BYTES = 4 * 1_048_576;
-// A fetch that brings nothing for a partition below its end can only mean the rest holds
-// batches emptied by compaction; after this many such answers in a row the rest is empty.
+// A fetch that brings nothing for a partition below its end, while no other partition of
+// the read brought anything either, can only mean the rest holds batches emptied by
+// compaction; after this many such rounds in a row the rest is empty. While others bring
+// records an empty answer means nothing: the broker fills a response up to its size limit
+// partition by partition, and those after the limit get no records that round.
 const EMPTY_FETCHES_BEFORE_GIVING_UP = 3;
 
 interface Broker {
@@ -121,10 +124,13 @@ export class ChangelogReader {
    * thrown by `onRecords` stops the reading and rejects with it.
    */
   async read(ranges: readonly BoundedRange[], onRecords: (range: BoundedRange, records: FetchedRecord[]) => void, readCommitted: boolean): Promise<void> {
-    const positions = new Map<string, { range: BoundedRange; position: number; empty: number }>();
-    for (const range of ranges) if (range.from < range.to) positions.set(`${range.topic}:${range.partition}`, { range, position: range.from, empty: 0 });
+    const positions = new Map<string, { range: BoundedRange; position: number; empty: number; starved: boolean }>();
+    for (const range of ranges) if (range.from < range.to) positions.set(`${range.topic}:${range.partition}`, { range, position: range.from, empty: 0, starved: false });
     while (positions.size > 0) {
-      const pending = [...positions.values()];
+      // Those left without records last round ask first, so no partition starves behind others.
+      const pending = [...positions.values()].sort((a, b) => Number(b.starved) - Number(a.starved));
+      const emptied: (typeof pending)[number][] = [];
+      let progressed = false;
       await this.#withLeaders(`fetch ${[...new Set(pending.map((p) => p.range.topic))].join(", ")}`, pending.map((p) => p.range), async (broker, topics) => {
         const { responses } = await this.#fetch(broker, {
           isolationLevel: readCommitted ? READ_COMMITTED : READ_UNCOMMITTED,
@@ -144,13 +150,12 @@ export class ChangelogReader {
             const batch = new Batch(topicName, String(state.position), partitionData);
             const within = batch.messagesWithinOffset;
             if (within.length === 0) {
-              if (++state.empty >= EMPTY_FETCHES_BEFORE_GIVING_UP) {
-                this.#logger.debug("nothing more to read below the end", { topic: topicName, partition: partitionData.partition, position: state.position, end: state.range.to });
-                positions.delete(key);
-              }
+              emptied.push(state);
               continue;
             }
             state.empty = 0;
+            state.starved = false;
+            progressed = true;
             const records = batch.messages
               .map((m) => toFetchedRecord(topicName, partitionData.partition, m as never))
               .filter((r) => r.offset < state.range.to);
@@ -160,6 +165,13 @@ export class ChangelogReader {
           }
         }
       });
+      for (const state of emptied) state.starved = true;
+      if (progressed) continue;
+      for (const state of emptied) {
+        if (++state.empty < EMPTY_FETCHES_BEFORE_GIVING_UP) continue;
+        this.#logger.debug("nothing more to read below the end", { topic: state.range.topic, partition: state.range.partition, position: state.position, end: state.range.to });
+        positions.delete(`${state.range.topic}:${state.range.partition}`);
+      }
     }
   }
 

@@ -12,8 +12,11 @@ import { decodePartition } from "./records.ts";
 // Fetch answers as soon as there is data; only a partition at its end would wait this long.
 const FETCH_WAIT_MS = 100;
 const PARTITION_FETCH_BYTES = 4 * 1_048_576;
-// A fetch that brings nothing for a partition below its end can only mean the rest holds
-// batches emptied by compaction; after this many such answers in a row the rest is empty.
+// A fetch that brings nothing for a partition below its end, while no other partition of
+// the read brought anything either, can only mean the rest holds batches emptied by
+// compaction; after this many such rounds in a row the rest is empty. While others bring
+// records an empty answer means nothing: the broker fills a response up to its size limit
+// partition by partition, and those after the limit get no records that round.
 const EMPTY_FETCHES_BEFORE_GIVING_UP = 3;
 
 /**
@@ -65,36 +68,38 @@ export class RestoreReader {
    * `onRecords` stops the reading and rejects with it.
    */
   async read(ranges: readonly BoundedRange[], onRecords: (range: BoundedRange, records: FetchedRecord[]) => void, readCommitted: boolean): Promise<void> {
-    const positions = new Map<string, { range: BoundedRange; position: number; empty: number }>();
-    for (const range of ranges) if (range.from < range.to) positions.set(`${range.topic}:${range.partition}`, { range, position: range.from, empty: 0 });
+    const positions = new Map<string, { range: BoundedRange; position: number; empty: number; starved: boolean }>();
+    for (const range of ranges) if (range.from < range.to) positions.set(`${range.topic}:${range.partition}`, { range, position: range.from, empty: 0, starved: false });
     while (positions.size > 0) {
-      const pending = [...positions.values()];
+      // Those left without records last round ask first, so no partition starves behind others.
+      const pending = [...positions.values()].sort((a, b) => Number(b.starved) - Number(a.starved));
       const what = `fetch ${[...new Set(pending.map((p) => p.range.topic))].join(", ")}`;
       const answers = await guard(what, () => this.#fetcher.fetch(pending.map((p) => ({ topic: p.range.topic, partition: p.range.partition, offset: p.position })), readCommitted));
+      const advanced = new Set<string>();
       for (const answer of answers) {
         const key = `${answer.topic}:${answer.partition}`;
         const state = positions.get(key);
         if (!state || state.position !== answer.offset) continue;
         const { records, nextOffset } = decodePartition(answer.topic, answer.data, state.position, readCommitted);
-        if (nextOffset === null || nextOffset <= state.position) {
-          if (++state.empty >= EMPTY_FETCHES_BEFORE_GIVING_UP) {
-            this.#logger.debug("nothing more to read below the end", { topic: answer.topic, partition: answer.partition, position: state.position, end: state.range.to });
-            positions.delete(key);
-          }
-          continue;
-        }
+        if (nextOffset === null || nextOffset <= state.position) continue;
+        advanced.add(key);
         state.empty = 0;
+        state.starved = false;
         const within = records.filter((r) => r.offset < state.range.to);
         if (within.length > 0) onRecords(state.range, within);
         state.position = nextOffset;
         if (state.position >= state.range.to) positions.delete(key);
       }
-      // A partition an answer leaves out had nothing new (fetch sessions omit those); below
-      // its end that lasts only while a leader moves, so a long silence ends the range.
-      for (const state of pending) {
-        const key = `${state.range.topic}:${state.range.partition}`;
+      const emptied = pending.filter((state) => !advanced.has(`${state.range.topic}:${state.range.partition}`));
+      for (const state of emptied) state.starved = true;
+      if (advanced.size > 0) continue;
+      for (const state of emptied) {
+        // A partition an answer leaves out had nothing new (fetch sessions omit those); below
+        // its end that lasts only while a leader moves, so only a long silence ends the range.
         const answered = answers.some((a) => a.topic === state.range.topic && a.partition === state.range.partition);
-        if (!answered && positions.has(key) && ++state.empty >= EMPTY_FETCHES_BEFORE_GIVING_UP * 30) positions.delete(key);
+        if (++state.empty < EMPTY_FETCHES_BEFORE_GIVING_UP * (answered ? 1 : 30)) continue;
+        this.#logger.debug("nothing more to read below the end", { topic: state.range.topic, partition: state.range.partition, position: state.position, end: state.range.to });
+        positions.delete(`${state.range.topic}:${state.range.partition}`);
       }
     }
   }
