@@ -23,6 +23,11 @@ export interface Committer {
   commit(tasks: EngineTask[]): Promise<CommitOutcome>;
   /** Sends buffered output without committing offsets (bounded in-flight output). */
   flushOutput(tasks: EngineTask[]): Promise<boolean>;
+  /**
+   * Sends the output buffered so far without flushing caches or committing, where output
+   * may leave before its commit (at-least-once): it then waits `lingerMs`, not a commit interval.
+   */
+  sendOutput?(tasks: EngineTask[]): Promise<void>;
   release(taskId: string): Promise<void>;
   /**
    * Whether starting positions must wait out offsets pending in another member's open
@@ -62,13 +67,18 @@ export class AtLeastOnceCommitter implements Committer {
   async prepare(): Promise<void> {}
 
   async flushOutput(tasks: EngineTask[]): Promise<boolean> {
+    for (const task of tasks) task.prepareCommit();
+    await this.sendOutput(tasks);
+    return true;
+  }
+
+  async sendOutput(tasks: EngineTask[]): Promise<void> {
     for (const task of tasks) {
-      task.prepareCommit();
       const records = task.output.drain();
+      if (records.length === 0) continue;
       this.#sentRecords += records.length;
       task.outputFlushed(await sendWithProductionHandler(this.#producer, task.id, records, this.#productionHandler));
     }
-    return true;
   }
 
   // One span for the whole commit: the offsets of all tasks go in one request.

@@ -40,6 +40,12 @@ export interface StreamsConfig {
   /** Records processed between yields to the event loop. Default 1000. */
   maxRecordsPerLoop?: number;
   /**
+   * Under at-least-once, the longest output waits in the instance before it is sent,
+   * instead of until the next commit (Kafka Streams hands output to its producer at once,
+   * which lingers up to 100 ms). Default 100 ms; 0 sends after every pass of the loop.
+   */
+  lingerMs?: number;
+  /**
    * Task idling (Kafka Streams' max.task.idle.ms). A task with several input partitions
    * (a join, a merge) picks records in timestamp order across them, so while one partition
    * has nothing buffered it waits: 0 (default) waits only while that partition still has
@@ -179,6 +185,7 @@ export function resolveConfig(config: StreamsConfig): ResolvedConfig {
     transactionTimeoutMs: config.transactionTimeoutMs ?? 10_000,
     maxBufferedRecordsPerPartition: config.maxBufferedRecordsPerPartition ?? 10_000,
     maxRecordsPerLoop: config.maxRecordsPerLoop ?? 1000,
+    lingerMs: config.lingerMs ?? 100,
     maxTaskIdleMs: config.maxTaskIdleMs ?? 0,
     clientId: config.clientId ?? applicationId,
     kafkaClient: resolveKafkaClient(config.kafkaClient),
@@ -216,6 +223,9 @@ export function resolveConfig(config: StreamsConfig): ResolvedConfig {
   positive("transactionTimeoutMs", resolved.transactionTimeoutMs);
   positive("maxBufferedRecordsPerPartition", resolved.maxBufferedRecordsPerPartition);
   positive("maxRecordsPerLoop", resolved.maxRecordsPerLoop);
+  if (!Number.isInteger(resolved.lingerMs) || resolved.lingerMs < 0) {
+    throw new ConfigError(`lingerMs must be a whole number of milliseconds >= 0 (0 sends output after every pass of the loop), got ${JSON.stringify(resolved.lingerMs)}`);
+  }
   positive("sessionTimeoutMs", resolved.sessionTimeoutMs);
   positive("heartbeatIntervalMs", resolved.heartbeatIntervalMs);
   const instanceIdProblem = resolved.groupInstanceId === null ? null : invalidGroupInstanceId(resolved.groupInstanceId);

@@ -56,6 +56,8 @@ export class StreamThread {
   #running = false;
   #stopped: Promise<void> | null = null;
   #lastCommit = Date.now();
+  // When the output buffered now began to wait (null: none buffered).
+  #outputSince: number | null = null;
   #commitRequested = false;
   #commitWaiters: (() => void)[] = [];
   #failures = 0;
@@ -229,8 +231,8 @@ export class StreamThread {
         this.#punctuate(tasks, now);
         if (this.#commitRequested || now - this.#lastCommit >= config.commitIntervalMs) {
           await this.#commit();
-        } else if (this.#bufferedOutput() >= config.maxBufferedRecordsPerPartition * 10) {
-          if (!(await this.#deps.committer.flushOutput([...this.tasks.values()]))) await this.#commit();
+        } else {
+          await this.#sendDueOutput(now);
         }
         if (processed === 0) await this.#idle(Math.max(1, Math.min(50, config.commitIntervalMs - (Date.now() - this.#lastCommit))));
         else await yieldToEventLoop();
@@ -313,6 +315,26 @@ export class StreamThread {
     this.#purge.clear();
     this.#lastPurge = this.#lastCommit;
     this.#deps.admin.deleteRecordsBefore(offsets).catch((error) => this.#deps.logger.warn("purging repartition topics failed", { error: (error as Error).message }));
+  }
+
+  // Output leaves before the commit when there is much of it (caches flushed too), or once
+  // it has waited lingerMs where the committer lets output go before its commit
+  // (at-least-once): its latency would otherwise be the commit interval.
+  async #sendDueOutput(now: number): Promise<void> {
+    const { config, committer } = this.#deps;
+    const buffered = this.#bufferedOutput();
+    if (buffered === 0) {
+      this.#outputSince = null;
+      return;
+    }
+    const tasks = [...this.tasks.values()];
+    if (buffered >= config.maxBufferedRecordsPerPartition * 10) {
+      if (!(await committer.flushOutput(tasks))) await this.#commit();
+      return;
+    }
+    if (!committer.sendOutput) return;
+    this.#outputSince ??= now;
+    if (now - this.#outputSince >= config.lingerMs) await committer.sendOutput(tasks);
   }
 
   #bufferedOutput(): number {

@@ -1,0 +1,87 @@
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Consumed, Materialized, Produced, StreamsBuilder } from "../../../lib/dsl/index.ts";
+import type { KafkaAdmin } from "../../../lib/kafka/index.ts";
+import { silentLogger } from "../../../lib/observability/index.ts";
+import { StreamsApp } from "../../../lib/runtime/index.ts";
+import { Serdes } from "../../../lib/serdes/index.ts";
+import { bootstrap, readTopic, testClient, uniqueName } from "../support.ts";
+
+// Under at-least-once output leaves after lingerMs, not at the commit: with a commit interval
+// longer than the read's timeout, the output arrives while the group has committed nothing.
+describe("at-least-once output before the commit", () => {
+  let admin: KafkaAdmin;
+  beforeAll(async () => {
+    admin = testClient().admin();
+    await admin.connect();
+  });
+  afterAll(() => admin.disconnect());
+
+  it("sends output once it has waited lingerMs and commits the offsets only at the commit interval", async () => {
+    const input = uniqueName("linger-in");
+    const output = uniqueName("linger-out");
+    const applicationId = uniqueName("linger");
+    await admin.createTopics([{ name: input, partitions: 1 }, { name: output, partitions: 1 }]);
+    const builder = new StreamsBuilder();
+    builder.stream(input, Consumed.with(Serdes.string(), Serdes.string())).mapValues((v) => v?.toUpperCase() ?? null).to(output, Produced.with(Serdes.string(), Serdes.string()));
+    const app = new StreamsApp(builder.build(), {
+      applicationId,
+      bootstrapServers: bootstrap(),
+      stateDir: mkdtempSync(join(tmpdir(), "sluice-")),
+      commitIntervalMs: 120_000,
+      lingerMs: 50,
+      logger: silentLogger,
+    });
+    await app.start({ handleSignals: false });
+    try {
+      const producer = testClient().producer({ idempotent: true });
+      await producer.connect();
+      await producer.send([{ topic: input, partition: 0, key: Buffer.from("k"), value: Buffer.from("hello") }]);
+      await producer.disconnect();
+      const records = await readTopic(output, { count: 1, timeoutMs: 30_000 });
+      expect(records.map((r) => r.value?.toString())).toEqual(["HELLO"]);
+      expect(await admin.committedOffsets(applicationId, [input])).toEqual([]);
+    } finally {
+      await app.close();
+    }
+    // Closing commits what was processed.
+    const committed = await admin.committedOffsets(applicationId, [input]);
+    expect(committed.map(({ topic, partition, offset }) => ({ topic, partition, offset }))).toEqual([{ topic: input, partition: 0, offset: 1 }]);
+  });
+
+  it("leaves a caching store's updates in its cache until the commit", async () => {
+    const input = uniqueName("linger-count-in");
+    const output = uniqueName("linger-count-out");
+    const applicationId = uniqueName("linger-count");
+    await admin.createTopics([{ name: input, partitions: 1 }, { name: output, partitions: 1 }]);
+    const builder = new StreamsBuilder();
+    builder
+      .stream(input, Consumed.with(Serdes.string(), Serdes.string()))
+      .groupByKey()
+      .count(Materialized.as("counts"))
+      .toStream()
+      .to(output, Produced.with(Serdes.string(), Serdes.int64()));
+    const app = new StreamsApp(builder.build(), {
+      applicationId,
+      bootstrapServers: bootstrap(),
+      stateDir: mkdtempSync(join(tmpdir(), "sluice-")),
+      commitIntervalMs: 120_000,
+      lingerMs: 0,
+      logger: silentLogger,
+    });
+    await app.start({ handleSignals: false });
+    const producer = testClient().producer({ idempotent: true });
+    await producer.connect();
+    await producer.send(Array.from({ length: 5 }, () => ({ topic: input, partition: 0, key: Buffer.from("k"), value: Buffer.from("x") })));
+    await producer.disconnect();
+    // Nothing leaves before the commit: the cache holds the count.
+    await new Promise((r) => setTimeout(r, 2_000));
+    expect(await readTopic(output, { timeoutMs: 10_000 })).toEqual([]);
+    await app.close();
+    // The commit on close flushes it: one update for five records.
+    const records = await readTopic(output, { count: 1, timeoutMs: 30_000 });
+    expect(records.map((r) => [r.key?.toString(), r.value?.readBigInt64BE()])).toEqual([["k", 5n]]);
+  });
+});
