@@ -4,6 +4,7 @@ import type { Logger } from "../observability/index.ts";
 import { RetriableError } from "../errors/index.ts";
 import { errorType, guarded } from "./errors.ts";
 import { toFetchedRecord } from "./messages.ts";
+import { RangeProgress, type RangeState } from "./range-progress.ts";
 import type { FetchedRecord, TopicPartition } from "./types.ts";
 
 export interface ReadRange extends TopicPartition {
@@ -39,12 +40,9 @@ const LATEST = -1;
 // Fetch answers as soon as there is data; only a partition at its end would wait this long.
 const FETCH_WAIT_MS = 100;
 const PARTITION_FETCH_BYTES = 4 * 1_048_576;
-// A fetch that brings nothing for a partition below its end, while no other partition of
-// the read brought anything either, can only mean the rest holds batches emptied by
-// compaction; after this many such rounds in a row the rest is empty. While others bring
-// records an empty answer means nothing: the broker fills a response up to its size limit
-// partition by partition, and those after the limit get no records that round.
-const EMPTY_FETCHES_BEFORE_GIVING_UP = 3;
+// Rounds without records from any partition after which one still below its end is taken as
+// read: the rest of its log holds batches emptied by compaction (range-progress.ts).
+const EMPTY_ROUNDS_BEFORE_GIVING_UP = 3;
 
 interface Broker {
   listOffsets(request: { isolationLevel: number; topics: { topic: string; partitions: { partition: number; timestamp: number }[] }[] }): Promise<{
@@ -124,14 +122,12 @@ export class ChangelogReader {
    * thrown by `onRecords` stops the reading and rejects with it.
    */
   async read(ranges: readonly BoundedRange[], onRecords: (range: BoundedRange, records: FetchedRecord[]) => void, readCommitted: boolean): Promise<void> {
-    const positions = new Map<string, { range: BoundedRange; position: number; empty: number; starved: boolean }>();
-    for (const range of ranges) if (range.from < range.to) positions.set(`${range.topic}:${range.partition}`, { range, position: range.from, empty: 0, starved: false });
-    while (positions.size > 0) {
-      // Those left without records last round ask first, so no partition starves behind others.
-      const pending = [...positions.values()].sort((a, b) => Number(b.starved) - Number(a.starved));
-      const emptied: (typeof pending)[number][] = [];
-      let progressed = false;
-      await this.#withLeaders(`fetch ${[...new Set(pending.map((p) => p.range.topic))].join(", ")}`, pending.map((p) => p.range), async (broker, topics) => {
+    const progress = new RangeProgress(ranges);
+    const giveUp = (state: RangeState) =>
+      this.#logger.debug("nothing more to read below the end", { topic: state.range.topic, partition: state.range.partition, position: state.position, end: state.range.to });
+    while (!progress.done) {
+      const asked = progress.round();
+      await this.#withLeaders(`fetch ${[...new Set(asked.map((p) => p.range.topic))].join(", ")}`, asked.map((p) => p.range), async (broker, topics) => {
         const { responses } = await this.#fetch(broker, {
           isolationLevel: readCommitted ? READ_COMMITTED : READ_UNCOMMITTED,
           maxWaitTime: FETCH_WAIT_MS,
@@ -139,39 +135,25 @@ export class ChangelogReader {
           maxBytes: 4 * PARTITION_FETCH_BYTES,
           topics: topics.map(({ topic, partitions }) => ({
             topic,
-            partitions: partitions.map((partition) => ({ partition, fetchOffset: String(positions.get(`${topic}:${partition}`)!.position), maxBytes: PARTITION_FETCH_BYTES })),
+            partitions: partitions.map((partition) => ({ partition, fetchOffset: String(progress.get(topic, partition)!.position), maxBytes: PARTITION_FETCH_BYTES })),
           })),
         });
         for (const { topicName, partitions } of responses) {
           for (const partitionData of partitions) {
-            const key = `${topicName}:${partitionData.partition}`;
-            const state = positions.get(key);
+            const state = progress.get(topicName, partitionData.partition);
             if (!state) continue;
             const batch = new Batch(topicName, String(state.position), partitionData);
             const within = batch.messagesWithinOffset;
-            if (within.length === 0) {
-              emptied.push(state);
-              continue;
-            }
-            state.empty = 0;
-            state.starved = false;
-            progressed = true;
+            if (within.length === 0) continue;
             const records = batch.messages
               .map((m) => toFetchedRecord(topicName, partitionData.partition, m as never))
               .filter((r) => r.offset < state.range.to);
             if (records.length > 0) onRecords(state.range, records);
-            state.position = Number(within[within.length - 1]!.offset) + 1;
-            if (state.position >= state.range.to) positions.delete(key);
+            progress.advance(state, Number(within[within.length - 1]!.offset) + 1);
           }
         }
       });
-      for (const state of emptied) state.starved = true;
-      if (progressed) continue;
-      for (const state of emptied) {
-        if (++state.empty < EMPTY_FETCHES_BEFORE_GIVING_UP) continue;
-        this.#logger.debug("nothing more to read below the end", { topic: state.range.topic, partition: state.range.partition, position: state.position, end: state.range.to });
-        positions.delete(`${state.range.topic}:${state.range.partition}`);
-      }
+      progress.endRound(asked, () => EMPTY_ROUNDS_BEFORE_GIVING_UP, giveUp);
     }
   }
 

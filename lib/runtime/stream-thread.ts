@@ -327,14 +327,13 @@ export class StreamThread {
       this.#outputSince = null;
       return;
     }
-    const tasks = [...this.tasks.values()];
     if (buffered >= config.maxBufferedRecordsPerPartition * 10) {
-      if (!(await committer.flushOutput(tasks))) await this.#commit();
+      if (!(await committer.flushOutput([...this.tasks.values()]))) await this.#commit();
       return;
     }
     if (!committer.sendOutput) return;
     this.#outputSince ??= now;
-    if (now - this.#outputSince >= config.lingerMs) await committer.sendOutput(tasks);
+    if (now - this.#outputSince >= config.lingerMs) await committer.sendOutput([...this.tasks.values()]);
   }
 
   #bufferedOutput(): number {

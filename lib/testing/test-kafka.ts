@@ -102,13 +102,13 @@ export class TestKafka {
     const advance = (partition: number, next: number) => {
       if (next > (positions.get(partition) ?? 0)) positions.set(partition, next);
     };
-    let assigned: string[] | null = null;
-    let crash: Error | null = null;
+    // What the consumer went through, for a read that fails to say.
+    const seen: { assigned: number[] | null; crash: Error | null } = { assigned: null, crash: null };
     await consumer.connect();
     await consumer.subscribe([topic], true);
     await consumer.run({
       onAssigned(partitions) {
-        assigned = partitions.map((p) => String(p.partition));
+        seen.assigned = partitions.map((p) => p.partition);
       },
       onRecords(_topic, partition, batch) {
         records.push(...batch);
@@ -119,7 +119,7 @@ export class TestKafka {
       // which counts them, reaches the end.
       onPosition: (_topic, partition, next) => advance(partition, next),
       onCrash(error, willRestart) {
-        if (!willRestart) crash = error;
+        if (!willRestart) seen.crash = error;
       },
     });
     const done = () =>
@@ -128,9 +128,9 @@ export class TestKafka {
     const deadline = Date.now() + timeoutMs;
     try {
       while (!done()) {
-        if (crash) throw new Error(`read ${topic}: the consumer stopped after ${records.length} records: ${(crash as Error).message}`, { cause: crash });
+        if (seen.crash) throw new Error(`read ${topic}: the consumer stopped after ${records.length} records: ${seen.crash.message}`, { cause: seen.crash });
         if (Date.now() > deadline) {
-          const where = assigned === null ? "no assignment received" : `partitions [${(assigned as string[]).join(", ")}] assigned`;
+          const where = seen.assigned === null ? "no assignment received" : `partitions [${seen.assigned.join(", ")}] assigned`;
           const at = [...positions].map(([p, next]) => `${p}@${next}`).join(", ") || "none";
           const ended = ends.map((e) => `${e.partition}@${e.latest}`).join(", ");
           throw new Error(

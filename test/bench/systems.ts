@@ -16,6 +16,17 @@ export const KSTREAMS_DIR = resolve(here, "kstreams");
 export const QUIX_PYTHON = resolve(repo, ".tools/bench-venv/bin/python");
 const CLOCK_TICKS = Number(execFileSync("getconf", ["CLK_TCK"]).toString().trim()) || 100;
 
+/**
+ * The Node flags the service image ships, read from the Dockerfile's NODE_OPTIONS (docs/deploy.md
+ * says why): Sluice is measured as it is deployed.
+ */
+export const SERVICE_NODE_FLAGS = /^ENV NODE_OPTIONS=(.*)$/m.exec(readFileSync(resolve(repo, "Dockerfile"), "utf8"))?.[1]?.trim() ?? "";
+
+/** Node's flags for the Sluice runner: BENCH_SLUICE_NODE_FLAGS (space-separated) of the run's environment, else the image's. */
+export function sluiceNodeFlags(env: Record<string, string | undefined> = process.env): string[] {
+  return (env["BENCH_SLUICE_NODE_FLAGS"] ?? SERVICE_NODE_FLAGS).split(" ").filter(Boolean);
+}
+
 let compiledRunner: string | null = null;
 /**
  * The Sluice runner compiled to JavaScript (tsconfig.bench.json), as users of the package run
@@ -23,17 +34,6 @@ let compiledRunner: string | null = null;
  * memory and its start-up) to what is measured. Compiled once per harness, from the sources
  * as they are now.
  */
-/**
- * The Node flags the service image ships (NODE_OPTIONS in the Dockerfile; docs/deploy.md says
- * why): a young generation capped at 16 MB per semi-space instead of growing to 64 MB.
- */
-export const SERVICE_NODE_FLAGS = "--max-semi-space-size=16";
-
-/** Node's flags for the Sluice runner: BENCH_SLUICE_NODE_FLAGS (space-separated) of the run's environment, else the image's. */
-export function sluiceNodeFlags(env: Record<string, string | undefined> = process.env): string[] {
-  return (env["BENCH_SLUICE_NODE_FLAGS"] ?? SERVICE_NODE_FLAGS).split(" ").filter(Boolean);
-}
-
 function sluiceRunner(): string {
   if (!compiledRunner) {
     execFileSync(process.execPath, [resolve(repo, "node_modules/typescript/bin/tsc"), "-p", resolve(repo, "tsconfig.bench.json")], { stdio: "inherit" });

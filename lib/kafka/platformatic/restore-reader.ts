@@ -6,18 +6,16 @@ import type { KafkaConnection } from "../config.ts";
 import type { FetchedRecord, TopicPartition } from "../types.ts";
 import { guard } from "./errors.ts";
 import { LeaderFetcher } from "./fetcher.ts";
+import { RangeProgress, type RangeState } from "../range-progress.ts";
 import { baseOptions } from "./options.ts";
 import { decodePartition } from "./records.ts";
 
 // Fetch answers as soon as there is data; only a partition at its end would wait this long.
 const FETCH_WAIT_MS = 100;
 const PARTITION_FETCH_BYTES = 4 * 1_048_576;
-// A fetch that brings nothing for a partition below its end, while no other partition of
-// the read brought anything either, can only mean the rest holds batches emptied by
-// compaction; after this many such rounds in a row the rest is empty. While others bring
-// records an empty answer means nothing: the broker fills a response up to its size limit
-// partition by partition, and those after the limit get no records that round.
-const EMPTY_FETCHES_BEFORE_GIVING_UP = 3;
+// Rounds without records from any partition after which one still below its end is taken as
+// read: the rest of its log holds batches emptied by compaction (range-progress.ts).
+const EMPTY_ROUNDS_BEFORE_GIVING_UP = 3;
 
 /**
  * Reads partitions by offset without a consumer group (changelogs, global topics): a
@@ -68,39 +66,26 @@ export class RestoreReader {
    * `onRecords` stops the reading and rejects with it.
    */
   async read(ranges: readonly BoundedRange[], onRecords: (range: BoundedRange, records: FetchedRecord[]) => void, readCommitted: boolean): Promise<void> {
-    const positions = new Map<string, { range: BoundedRange; position: number; empty: number; starved: boolean }>();
-    for (const range of ranges) if (range.from < range.to) positions.set(`${range.topic}:${range.partition}`, { range, position: range.from, empty: 0, starved: false });
-    while (positions.size > 0) {
-      // Those left without records last round ask first, so no partition starves behind others.
-      const pending = [...positions.values()].sort((a, b) => Number(b.starved) - Number(a.starved));
-      const what = `fetch ${[...new Set(pending.map((p) => p.range.topic))].join(", ")}`;
-      const answers = await guard(what, () => this.#fetcher.fetch(pending.map((p) => ({ topic: p.range.topic, partition: p.range.partition, offset: p.position })), readCommitted));
-      const advanced = new Set<string>();
+    const progress = new RangeProgress(ranges);
+    while (!progress.done) {
+      const asked = progress.round();
+      const what = `fetch ${[...new Set(asked.map((p) => p.range.topic))].join(", ")}`;
+      const answers = await guard(what, () => this.#fetcher.fetch(asked.map((p) => ({ topic: p.range.topic, partition: p.range.partition, offset: p.position })), readCommitted));
       for (const answer of answers) {
-        const key = `${answer.topic}:${answer.partition}`;
-        const state = positions.get(key);
+        const state = progress.get(answer.topic, answer.partition);
         if (!state || state.position !== answer.offset) continue;
         const { records, nextOffset } = decodePartition(answer.topic, answer.data, state.position, readCommitted);
         if (nextOffset === null || nextOffset <= state.position) continue;
-        advanced.add(key);
-        state.empty = 0;
-        state.starved = false;
         const within = records.filter((r) => r.offset < state.range.to);
         if (within.length > 0) onRecords(state.range, within);
-        state.position = nextOffset;
-        if (state.position >= state.range.to) positions.delete(key);
+        progress.advance(state, nextOffset);
       }
-      const emptied = pending.filter((state) => !advanced.has(`${state.range.topic}:${state.range.partition}`));
-      for (const state of emptied) state.starved = true;
-      if (advanced.size > 0) continue;
-      for (const state of emptied) {
-        // A partition an answer leaves out had nothing new (fetch sessions omit those); below
-        // its end that lasts only while a leader moves, so only a long silence ends the range.
-        const answered = answers.some((a) => a.topic === state.range.topic && a.partition === state.range.partition);
-        if (++state.empty < EMPTY_FETCHES_BEFORE_GIVING_UP * (answered ? 1 : 30)) continue;
-        this.#logger.debug("nothing more to read below the end", { topic: state.range.topic, partition: state.range.partition, position: state.position, end: state.range.to });
-        positions.delete(`${state.range.topic}:${state.range.partition}`);
-      }
+      // A partition an answer leaves out had nothing new (fetch sessions omit those); below
+      // its end that lasts only while a leader moves, so only a long silence ends the range.
+      const answered = (state: RangeState) => answers.some((a) => a.topic === state.range.topic && a.partition === state.range.partition);
+      progress.endRound(asked, (state) => EMPTY_ROUNDS_BEFORE_GIVING_UP * (answered(state) ? 1 : 30), (state) =>
+        this.#logger.debug("nothing more to read below the end", { topic: state.range.topic, partition: state.range.partition, position: state.position, end: state.range.to }),
+      );
     }
   }
 

@@ -6,6 +6,7 @@ import { Consumed, Materialized, Produced, StreamsBuilder } from "../../../lib/d
 import type { KafkaAdmin } from "../../../lib/kafka/index.ts";
 import { silentLogger } from "../../../lib/observability/index.ts";
 import { StreamsApp } from "../../../lib/runtime/index.ts";
+import type { Topology } from "../../../lib/topology/index.ts";
 import { Serdes } from "../../../lib/serdes/index.ts";
 import { bootstrap, readTopic, testClient, uniqueName } from "../support.ts";
 
@@ -19,6 +20,13 @@ describe("at-least-once output before the commit", () => {
   });
   afterAll(() => admin.disconnect());
 
+  // Commits far apart: whatever arrives before the test ends left before any commit.
+  async function startApp(topology: Topology, applicationId: string, lingerMs: number): Promise<StreamsApp> {
+    const app = new StreamsApp(topology, { applicationId, bootstrapServers: bootstrap(), stateDir: mkdtempSync(join(tmpdir(), "sluice-")), commitIntervalMs: 120_000, lingerMs, logger: silentLogger });
+    await app.start({ handleSignals: false });
+    return app;
+  }
+
   it("sends output once it has waited lingerMs and commits the offsets only at the commit interval", async () => {
     const input = uniqueName("linger-in");
     const output = uniqueName("linger-out");
@@ -26,15 +34,7 @@ describe("at-least-once output before the commit", () => {
     await admin.createTopics([{ name: input, partitions: 1 }, { name: output, partitions: 1 }]);
     const builder = new StreamsBuilder();
     builder.stream(input, Consumed.with(Serdes.string(), Serdes.string())).mapValues((v) => v?.toUpperCase() ?? null).to(output, Produced.with(Serdes.string(), Serdes.string()));
-    const app = new StreamsApp(builder.build(), {
-      applicationId,
-      bootstrapServers: bootstrap(),
-      stateDir: mkdtempSync(join(tmpdir(), "sluice-")),
-      commitIntervalMs: 120_000,
-      lingerMs: 50,
-      logger: silentLogger,
-    });
-    await app.start({ handleSignals: false });
+    const app = await startApp(builder.build(), applicationId, 50);
     try {
       const producer = testClient().producer({ idempotent: true });
       await producer.connect();
@@ -63,15 +63,7 @@ describe("at-least-once output before the commit", () => {
       .count(Materialized.as("counts"))
       .toStream()
       .to(output, Produced.with(Serdes.string(), Serdes.int64()));
-    const app = new StreamsApp(builder.build(), {
-      applicationId,
-      bootstrapServers: bootstrap(),
-      stateDir: mkdtempSync(join(tmpdir(), "sluice-")),
-      commitIntervalMs: 120_000,
-      lingerMs: 0,
-      logger: silentLogger,
-    });
-    await app.start({ handleSignals: false });
+    const app = await startApp(builder.build(), applicationId, 0);
     const producer = testClient().producer({ idempotent: true });
     await producer.connect();
     await producer.send(Array.from({ length: 5 }, () => ({ topic: input, partition: 0, key: Buffer.from("k"), value: Buffer.from("x") })));
