@@ -86,7 +86,10 @@ export function toFetchedRecord(topic: string, partition: number, message: Kafka
 function toHeaders(headers: IHeaders | undefined): Headers {
   const result: Headers = {};
   if (!headers) return result;
-  for (const [name, value] of Object.entries(headers)) {
+  // for-in, not Object.entries: no array per fetched record (most have no headers at all).
+  for (const name in headers) {
+    if (!Object.hasOwn(headers, name)) continue;
+    const value = headers[name];
     // A repeated header keeps its last value, as Kafka Streams' lastHeader() does.
     const last = Array.isArray(value) ? value[value.length - 1] : value;
     if (last !== undefined) result[name] = typeof last === "string" ? Buffer.from(last) : last;

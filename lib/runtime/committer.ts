@@ -4,6 +4,7 @@ import type { Logger, StreamsTracing } from "../observability/index.ts";
 import type { EngineTask } from "./engine-task.ts";
 import { faultPoint } from "./fault-points.ts";
 import { sendWithProductionHandler } from "./production-failures.ts";
+import { SendsInFlight } from "./sends-in-flight.ts";
 
 /** What one commit achieved: the input offsets committed, and the tasks whose own commit failed. */
 export interface CommitOutcome {
@@ -24,8 +25,10 @@ export interface Committer {
   /** Sends buffered output without committing offsets (bounded in-flight output). */
   flushOutput(tasks: EngineTask[]): Promise<boolean>;
   /**
-   * Sends the output buffered so far without flushing caches or committing, where output
-   * may leave before its commit (at-least-once): it then waits `lingerMs`, not a commit interval.
+   * Starts sending the output buffered so far without flushing caches or committing, where
+   * output may leave before its commit (at-least-once): it then waits `lingerMs`, not a
+   * commit interval. Processing goes on while it is acknowledged; `flushOutput` and
+   * `commit` wait for it, and a send that failed fails the next call.
    */
   sendOutput?(tasks: EngineTask[]): Promise<void>;
   release(taskId: string): Promise<void>;
@@ -42,6 +45,12 @@ export interface Committer {
 /**
  * At-least-once: output (and changelog records) are flushed and acknowledged before the
  * input offsets are committed, so a crash can repeat records but never lose them.
+ *
+ * Between commits output is sent as it becomes due and processing goes on while it is
+ * acknowledged (waiting stalled the loop for a round trip per send). One send per task is
+ * in flight at a time, so a task's output stays in order and what waits for acknowledgement
+ * is bounded; a commit waits for it. Local state commits only with the offsets, so the
+ * changelog ends that acknowledgements report are kept until then (SendsInFlight).
  */
 export class AtLeastOnceCommitter implements Committer {
   readonly #producer: KafkaProducer;
@@ -55,6 +64,7 @@ export class AtLeastOnceCommitter implements Committer {
   // under way): committed again, for the partitions this member keeps, once it has its
   // new assignment, so their tasks do not repeat what was already delivered.
   readonly #flushedNotCommitted = new Map<string, TopicPartitionOffset>();
+  readonly #sends = new SendsInFlight();
 
   constructor(producer: KafkaProducer, consumer: GroupConsumer, productionHandler: ExceptionHandler, tracing?: StreamsTracing, logger: Logger | null = null) {
     this.#producer = producer;
@@ -64,21 +74,40 @@ export class AtLeastOnceCommitter implements Committer {
     this.#logger = logger;
   }
 
-  async prepare(): Promise<void> {}
+  // A task (re)starting from its committed offsets: what an earlier incarnation sent is not its to acknowledge.
+  async prepare(task: { id: string }): Promise<void> {
+    this.#sends.forget(task.id);
+  }
 
   async flushOutput(tasks: EngineTask[]): Promise<boolean> {
     for (const task of tasks) task.prepareCommit();
-    await this.sendOutput(tasks);
+    for (const task of tasks) {
+      await this.#sends.settle(task.id);
+      this.#send(task);
+    }
+    for (const task of tasks) {
+      await this.#sends.settle(task.id);
+      const ends = this.#sends.takeAcknowledged(task.id);
+      if (ends !== undefined) task.outputFlushed(ends);
+    }
     return true;
   }
 
+  // A task whose previous send is still unacknowledged keeps its output until it is: it then
+  // leaves in one batch, as a producer with one request in flight batches.
   async sendOutput(tasks: EngineTask[]): Promise<void> {
     for (const task of tasks) {
-      const records = task.output.drain();
-      if (records.length === 0) continue;
-      this.#sentRecords += records.length;
-      task.outputFlushed(await sendWithProductionHandler(this.#producer, task.id, records, this.#productionHandler));
+      if (task.output.size === 0 || this.#sends.busy(task.id)) continue;
+      await this.#sends.settle(task.id);
+      this.#send(task);
     }
+  }
+
+  #send(task: EngineTask): void {
+    const records = task.output.drain();
+    if (records.length === 0) return;
+    this.#sentRecords += records.length;
+    this.#sends.start(task.id, sendWithProductionHandler(this.#producer, task.id, records, this.#productionHandler));
   }
 
   // One span for the whole commit: the offsets of all tasks go in one request.
@@ -121,9 +150,13 @@ export class AtLeastOnceCommitter implements Committer {
     }
   }
 
-  async release(): Promise<void> {}
+  async release(taskId: string): Promise<void> {
+    this.#sends.forget(taskId);
+  }
 
   async close(): Promise<void> {
+    // Sends still in flight (a final commit that failed) end before the producer does.
+    await this.#sends.drained();
     await this.#producer.disconnect();
   }
 }

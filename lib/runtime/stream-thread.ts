@@ -277,6 +277,7 @@ export class StreamThread {
 
   async #commit(): Promise<void> {
     this.#commitRequested = false;
+    this.#outputSince = null;
     const waiters = this.#commitWaiters.splice(0);
     const startedAt = Date.now();
     const tasks = [...this.tasks.values()];
@@ -317,9 +318,9 @@ export class StreamThread {
     this.#deps.admin.deleteRecordsBefore(offsets).catch((error) => this.#deps.logger.warn("purging repartition topics failed", { error: (error as Error).message }));
   }
 
-  // Output leaves before the commit when there is much of it (caches flushed too), or once
-  // it has waited lingerMs where the committer lets output go before its commit
-  // (at-least-once): its latency would otherwise be the commit interval.
+  // Output leaves before the commit when there is much of it (caches flushed too), or, where
+  // the committer lets output go before its commit (at-least-once), once it has waited
+  // lingerMs or fills a batch: its latency would otherwise be the commit interval.
   async #sendDueOutput(now: number): Promise<void> {
     const { config, committer } = this.#deps;
     const buffered = this.#bufferedOutput();
@@ -333,7 +334,11 @@ export class StreamThread {
     }
     if (!committer.sendOutput) return;
     this.#outputSince ??= now;
-    if (now - this.#outputSince >= config.lingerMs) await committer.sendOutput([...this.tasks.values()]);
+    // A pass's worth of output is a full batch (the producer's batch.size, in effect): under
+    // load output leaves every pass, as a producer sends full batches before linger.ms.
+    if (now - this.#outputSince < config.lingerMs && buffered < config.maxRecordsPerLoop) return;
+    this.#outputSince = null;
+    await committer.sendOutput([...this.tasks.values()]);
   }
 
   #bufferedOutput(): number {

@@ -60,7 +60,8 @@ export class CachingKeyValueStore implements BytesKeyValueStore, RecordContextKe
 
   getWithTimestamp(key: Buffer): ValueAndTimestamp<Buffer> | null {
     const entry = this.lookup(key);
-    return entry.value === null ? null : { value: entry.value, timestampMs: entry.timestampMs };
+    // The entry itself (never changed in place, only replaced): no object per read.
+    return entry.value === null ? null : (entry as ValueAndTimestamp<Buffer>);
   }
 
   put(key: Buffer, value: Buffer | null, timestampMs: number): void {
@@ -68,7 +69,7 @@ export class CachingKeyValueStore implements BytesKeyValueStore, RecordContextKe
       this.inner.put(key, value, timestampMs);
       return;
     }
-    const mapKey = bytesToMapKey(key);
+    const mapKey = this.mapKeyOf(key);
     const previous = this.cache.get(mapKey);
     const stored = previous === undefined ? undefined : previous.dirty ? previous.stored : previous.value;
     this.cache.put(mapKey, { key, value, timestampMs, dirty: true, context: this.contexts?.capture() ?? null, stored });
@@ -127,8 +128,21 @@ export class CachingKeyValueStore implements BytesKeyValueStore, RecordContextKe
     return this.cache.sizeBytes;
   }
 
+  // An update reads then writes the same key Buffer (the metered layer serializes it once):
+  // its Map key is made once too, and the Map finds a string whose hash it already knows.
+  private lastKey: Buffer | null = null;
+  private lastMapKey = "";
+
+  private mapKeyOf(key: Buffer): string {
+    if (key !== this.lastKey) {
+      this.lastKey = key;
+      this.lastMapKey = bytesToMapKey(key);
+    }
+    return this.lastMapKey;
+  }
+
   private lookup(key: Buffer): { value: Buffer | null; timestampMs: number } {
-    const mapKey = bytesToMapKey(key);
+    const mapKey = this.mapKeyOf(key);
     const cached = this.cache.get(mapKey);
     if (cached !== undefined) return cached;
     const stored = this.inner.getWithTimestamp(key);

@@ -19,11 +19,23 @@ export class StoreSerdes<K, V> {
     this.valueSerde = valueSerde;
   }
 
+  // The last primitive key serialized: an update reads then writes the same key, and
+  // serializing it once saves a Buffer per record. Object.is, not ===: 0 and -0 serialize apart.
+  // An object key may change between calls, so it is not kept.
+  private lastKey: unknown = undefined;
+  private lastKeyBytes: Buffer | null = null;
+
   keyBytes(key: K): Buffer {
     if (key === null || key === undefined) {
       throw new FatalError(`Store "${this.storeName}" does not accept a null key`);
     }
-    return this.serializeKeyWith(this.keySerde, key);
+    if (this.lastKeyBytes !== null && Object.is(key, this.lastKey)) return this.lastKeyBytes;
+    const bytes = this.serializeKeyWith(this.keySerde, key);
+    if (typeof key !== "object" && typeof key !== "function") {
+      this.lastKey = key;
+      this.lastKeyBytes = bytes;
+    }
+    return bytes;
   }
 
   /** Serializes a prefix (or any other key-like value) with the given serializer. */

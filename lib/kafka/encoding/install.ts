@@ -6,10 +6,12 @@
  *
  * Why: in a profile of a count over 1M keys, kafkajs' per-record encoding (a zero-filled
  * 512-byte buffer per record, BigInt-backed Long arithmetic for varlongs, offsets and
- * murmur2, a byte-at-a-time CRC) was about a fifth of the CPU.
+ * murmur2, a byte-at-a-time CRC) was about a fifth of the CPU; on the consumer, kafkajs copies
+ * every fetched record into a Buffer and a Decoder of its own before decoding it.
  */
 import { crc32c } from "./crc32c.ts";
 import { murmur2 } from "./murmur2.ts";
+import { type BatchDecoderDeps, decodeRecordBatch, type FetchDecoder } from "./record-batch-decoder.ts";
 import { type BatchContext, decodeRecord } from "./record-decoder.ts";
 import { encodeRecord, type RecordFields } from "./record-encoder.ts";
 import type { Cursor } from "./varint.ts";
@@ -22,6 +24,11 @@ export function installEncodingReplacements(require: Require): void {
   const wrap = (buffer: Buffer) => Object.assign(Object.create(Encoder.prototype) as object, { buf: buffer, offset: buffer.length });
   replace(require, "kafkajs/src/protocol/recordBatch/record/v0/index.js", (fields: RecordFields) => encodeRecord(fields, wrap));
   replace(require, "kafkajs/src/protocol/recordBatch/record/v0/decoder.js", (decoder: Cursor, batchContext: BatchContext) => decodeRecord(decoder, batchContext));
+  const deps: BatchDecoderDeps = {
+    PartialMessageError: (require("kafkajs/src/errors.js") as { KafkaJSPartialMessageError: BatchDecoderDeps["PartialMessageError"] }).KafkaJSPartialMessageError,
+    lookupCodecByAttributes: (require("kafkajs/src/protocol/message/compression/index.js") as Pick<BatchDecoderDeps, "lookupCodecByAttributes">).lookupCodecByAttributes,
+  };
+  replace(require, "kafkajs/src/protocol/recordBatch/v0/decoder.js", (decoder: FetchDecoder) => decodeRecordBatch(decoder, deps));
   // index.js is the module the record batch requires: the unsigned checksum of a buffer.
   replace(require, "kafkajs/src/protocol/recordBatch/crc32C/index.js", crc32c);
   replace(require, "kafkajs/src/producer/partitioners/default/murmur2.js", murmur2);

@@ -21,8 +21,8 @@ describe("at-least-once output before the commit", () => {
   afterAll(() => admin.disconnect());
 
   // Commits far apart: whatever arrives before the test ends left before any commit.
-  async function startApp(topology: Topology, applicationId: string, lingerMs: number): Promise<StreamsApp> {
-    const app = new StreamsApp(topology, { applicationId, bootstrapServers: bootstrap(), stateDir: mkdtempSync(join(tmpdir(), "sluice-")), commitIntervalMs: 120_000, lingerMs, logger: silentLogger });
+  async function startApp(topology: Topology, applicationId: string, lingerMs: number, maxRecordsPerLoop?: number): Promise<StreamsApp> {
+    const app = new StreamsApp(topology, { applicationId, bootstrapServers: bootstrap(), stateDir: mkdtempSync(join(tmpdir(), "sluice-")), commitIntervalMs: 120_000, lingerMs, ...(maxRecordsPerLoop ? { maxRecordsPerLoop } : {}), logger: silentLogger });
     await app.start({ handleSignals: false });
     return app;
   }
@@ -49,6 +49,28 @@ describe("at-least-once output before the commit", () => {
     // Closing commits what was processed.
     const committed = await admin.committedOffsets(applicationId, [input]);
     expect(committed.map(({ topic, partition, offset }) => ({ topic, partition, offset }))).toEqual([{ topic: input, partition: 0, offset: 1 }]);
+  });
+
+  it("sends a full batch (a loop pass's worth of output) without waiting out lingerMs", async () => {
+    const input = uniqueName("linger-batch-in");
+    const output = uniqueName("linger-batch-out");
+    const applicationId = uniqueName("linger-batch");
+    await admin.createTopics([{ name: input, partitions: 1 }, { name: output, partitions: 1 }]);
+    const builder = new StreamsBuilder();
+    builder.stream(input, Consumed.with(Serdes.string(), Serdes.string())).to(output, Produced.with(Serdes.string(), Serdes.string()));
+    // lingerMs far beyond the read's timeout: only the batch rule can send.
+    const app = await startApp(builder.build(), applicationId, 600_000, 10);
+    try {
+      const producer = testClient().producer({ idempotent: true });
+      await producer.connect();
+      await producer.send(Array.from({ length: 50 }, (_, i) => ({ topic: input, partition: 0, key: Buffer.from("k"), value: Buffer.from(String(i)) })));
+      await producer.disconnect();
+      const records = await readTopic(output, { count: 50, timeoutMs: 30_000 });
+      expect(records.map((r) => r.value?.toString())).toEqual(Array.from({ length: 50 }, (_, i) => String(i)));
+      expect(await admin.committedOffsets(applicationId, [input])).toEqual([]);
+    } finally {
+      await app.close();
+    }
   });
 
   it("leaves a caching store's updates in its cache until the commit", async () => {

@@ -2,6 +2,7 @@ import { createRequire } from "node:module";
 import { describe, expect, it } from "vitest";
 import { crc32c } from "../../../lib/kafka/encoding/crc32c.ts";
 import { murmur2 } from "../../../lib/kafka/encoding/murmur2.ts";
+import { decodeRecordBatch, type FetchDecoder } from "../../../lib/kafka/encoding/record-batch-decoder.ts";
 import { decodeRecord } from "../../../lib/kafka/encoding/record-decoder.ts";
 import { encodeRecord } from "../../../lib/kafka/encoding/record-encoder.ts";
 import { readVarLong, sizeOfVarLong, writeVarLong } from "../../../lib/kafka/encoding/varint.ts";
@@ -25,6 +26,12 @@ const Encoder = require("kafkajs/src/protocol/encoder.js") as { new (): { buffer
 const Decoder = require("kafkajs/src/protocol/decoder.js") as { new (buffer: Buffer): { buffer: Buffer; offset: number; readVarLong(): { toString(): string } } };
 const kafkajsRecord = original<(fields: object) => { buffer: Buffer }>("kafkajs/src/protocol/recordBatch/record/v0/index.js");
 const kafkajsRecordDecoder = original<(decoder: object, context: object) => Record<string, unknown>>("kafkajs/src/protocol/recordBatch/record/v0/decoder.js");
+const kafkajsRecordBatch = (require("kafkajs/src/protocol/recordBatch/v0/index.js") as { RecordBatch: (batch: object) => Promise<{ buffer: Buffer }> }).RecordBatch;
+const kafkajsBatchDecoder = original<(decoder: object) => Promise<Record<string, unknown>>>("kafkajs/src/protocol/recordBatch/v0/decoder.js");
+const batchDeps = {
+  PartialMessageError: (require("kafkajs/src/errors.js") as { KafkaJSPartialMessageError: new (message: string) => Error }).KafkaJSPartialMessageError,
+  lookupCodecByAttributes: (require("kafkajs/src/protocol/message/compression/index.js") as { lookupCodecByAttributes(a: number): null }).lookupCodecByAttributes,
+};
 const kafkajsCrc32c = original<(buffer: Buffer) => number>("kafkajs/src/protocol/recordBatch/crc32C/index.js");
 const kafkajsMurmur2 = original<(key: unknown) => number>("kafkajs/src/producer/partitioners/default/murmur2.js");
 
@@ -74,6 +81,39 @@ describe("kafkajs encoding replacements", () => {
     }
   });
 
+  it("decode record batches, plain and compressed, whole and cut off, as kafkajs does", async () => {
+    const GZIP = 1;
+    for (const compression of [0, GZIP]) {
+      for (const transactional of [false, true]) {
+        const encoded = await kafkajsRecordBatch({
+          compression,
+          transactional,
+          firstOffset: "9007199254740000",
+          firstTimestamp: 1_700_000_000_000,
+          maxTimestamp: 1_700_000_009_999,
+          producerId: "4242",
+          producerEpoch: 3,
+          firstSequence: 17,
+          lastOffsetDelta: 70_000,
+          records: records.map((fields) => kafkajsRecord(fields)),
+        });
+        // Two batches back to back, the second cut off as a fetch's size limit leaves it.
+        const fetched = Buffer.concat([encoded.buffer, encoded.buffer.subarray(0, encoded.buffer.length - 9)]);
+        const ours = new Decoder(fetched) as unknown as FetchDecoder;
+        const theirs = new Decoder(fetched);
+        const batch = await decodeRecordBatch(ours, batchDeps);
+        const expected = await kafkajsBatchDecoder(theirs);
+        const plain = (b: Record<string, unknown>) => ({ ...b, records: (b["records"] as Record<string, unknown>[]).map((r) => ({ ...r, headers: { ...(r["headers"] as object) } })) });
+        expect(plain(batch as unknown as Record<string, unknown>)).toEqual(plain(expected));
+        expect(batch.records).toHaveLength(records.length);
+        expect(ours.offset).toBe(theirs.offset);
+        const cut = (await decodeRecordBatch(ours, batchDeps).catch((e: Error) => e)) as Error;
+        expect(cut.name).toBe("KafkaJSPartialMessageError");
+        expect(((await kafkajsBatchDecoder(theirs).catch((e: Error) => e)) as Error).name).toBe(cut.name);
+      }
+    }
+  });
+
   it("varlongs round-trip and match kafkajs' bytes across the 64-bit range", () => {
     const values: (number | bigint)[] = [0, 1, -1, 63, -64, 64, 2 ** 31, -(2 ** 31) - 1, 2 ** 51, -(2 ** 51), 2 ** 53 - 1, -(2 ** 53) + 1, 2n ** 63n - 1n, -(2n ** 63n)];
     for (let i = 0; i < 200; i++) values.push(Math.round((next() - 0.5) * 2 ** (next() * 53)));
@@ -113,5 +153,7 @@ describe("kafkajs encoding replacements", () => {
     const crc = require("kafkajs/src/protocol/recordBatch/crc32C/index.js") as unknown;
     expect(crc).toBe(crc32c);
     expect(require("kafkajs/src/producer/partitioners/default/murmur2.js")).toBe(murmur2);
+    // The fetch response's decoder holds the batch decoder it required: ours, not kafkajs'.
+    expect(String(require("kafkajs/src/protocol/recordBatch/v0/decoder.js"))).toContain("decodeRecordBatch");
   });
 });
