@@ -1,0 +1,66 @@
+import { describe, expect, it } from "vitest";
+import { type CacheEntry, entrySizeBytes, RecordCache } from "../../../lib/state/record-cache.ts";
+import { seededRandom } from "../../../lib/testing/index.ts";
+
+// A brute-force model of the cache: entries in last-write order, evicted from the oldest.
+class ModelCache {
+  readonly entries: Array<{ mapKey: string; entry: CacheEntry }> = [];
+  readonly evicted: CacheEntry[] = [];
+  constructor(private readonly maxBytes: number) {}
+  get(mapKey: string): CacheEntry | undefined {
+    return this.entries.find((e) => e.mapKey === mapKey)?.entry;
+  }
+  put(mapKey: string, entry: CacheEntry): void {
+    const at = this.entries.findIndex((e) => e.mapKey === mapKey);
+    if (at >= 0) this.entries.splice(at, 1);
+    this.entries.push({ mapKey, entry });
+    while (this.entries.reduce((n, e) => n + entrySizeBytes(e.entry), 0) > this.maxBytes && this.entries.length > 0) {
+      const { entry: oldest } = this.entries.shift()!;
+      if (oldest.dirty) {
+        oldest.dirty = false;
+        this.evicted.push(oldest);
+      }
+    }
+  }
+  takeDirty(): CacheEntry[] {
+    const dirty = this.entries.map((e) => e.entry).filter((e) => e.dirty);
+    for (const e of dirty) e.dirty = false;
+    return dirty;
+  }
+}
+
+describe("the record cache", () => {
+  it("holds, evicts and flushes as a brute-force model does, over random reads and writes of a few keys", () => {
+    for (let seed = 1; seed <= 20; seed++) {
+      const random = seededRandom(seed);
+      const maxBytes = 200 + Math.floor(random() * 600);
+      const evicted: CacheEntry[] = [];
+      const cache = new RecordCache<CacheEntry>(maxBytes, (e) => evicted.push(e));
+      const model = new ModelCache(maxBytes);
+      // Keys are made afresh for every call (as the store makes them), so a cached slot must match by content.
+      const key = () => `k${Math.floor(random() * 12)}`;
+      for (let step = 0; step < 2_000; step++) {
+        const roll = random();
+        const mapKey = key();
+        if (roll < 0.45) {
+          expect(cache.get(`${mapKey}`)?.timestampMs, `seed ${seed} step ${step}`).toBe(model.get(mapKey)?.timestampMs);
+        } else if (roll < 0.97) {
+          const dirty = random() < 0.8;
+          const value = random() < 0.1 ? null : Buffer.alloc(Math.floor(random() * 120));
+          const entry = { key: Buffer.from(mapKey), value, timestampMs: step, dirty, context: null };
+          const twin = { ...entry };
+          cache.put(`${mapKey}`, entry);
+          model.put(mapKey, twin);
+        } else {
+          expect(cache.takeDirty().map((e) => e.timestampMs)).toEqual(model.takeDirty().map((e) => e.timestampMs));
+        }
+        expect(cache.size).toBe(model.entries.length);
+        expect(cache.dirtyCount).toBe(model.entries.filter((e) => e.entry.dirty).length);
+        expect(evicted.map((e) => e.timestampMs)).toEqual(model.evicted.map((e) => e.timestampMs));
+      }
+      if (seed === 1) expect(evicted.length).toBeGreaterThan(0);
+      cache.clear();
+      expect(cache.get("k1")).toBeUndefined();
+    }
+  });
+});
