@@ -6,7 +6,10 @@ import { seededRandom } from "../../../lib/testing/index.ts";
 class ModelCache {
   readonly entries: Array<{ mapKey: string; entry: CacheEntry }> = [];
   readonly evicted: CacheEntry[] = [];
-  constructor(private readonly maxBytes: number) {}
+  private readonly maxBytes: number;
+  constructor(maxBytes: number) {
+    this.maxBytes = maxBytes;
+  }
   get(mapKey: string): CacheEntry | undefined {
     return this.entries.find((e) => e.mapKey === mapKey)?.entry;
   }

@@ -132,4 +132,17 @@ describe.each(SEEDS)("windows against a brute-force oracle, seed %i", (seed) => 
     expect(expected.late).toBeGreaterThan(0);
     check(actual, expected, mode, true);
   });
+
+  // The cache finds a key's sessions through its index of written entries: eviction and
+  // flushes between and at commits must leave it naming exactly the dirty ones.
+  it.each(["on-update", "on-close"] as Mode[])("session windows with a cache so small that it evicts between commits, %s", (mode) => {
+    const input = generate(seed + 4, 300, { keys: 4, step: 12, jitter: 50, lateProbability: 0.1, lateBy: 200 });
+    const build: Build = (g, emit) =>
+      g
+        .windowedBy(SessionWindows.ofInactivityGapAndGrace(30, 20))
+        .emitStrategy(emit)
+        .aggregate(() => "", (k, v, a) => `${a}${v},`, (k, a, b) => `${a}${b}`, append);
+    const actual = run(input, build, mode, WindowedSerdes.sessionWindowed(Serdes.string()), `session-evict-${seed}-${mode}`, 25, 600);
+    check(actual, expectSessions(input, 30, 20), mode, true);
+  });
 });
