@@ -81,10 +81,7 @@ export class AtLeastOnceCommitter implements Committer {
 
   async flushOutput(tasks: EngineTask[]): Promise<boolean> {
     for (const task of tasks) task.prepareCommit();
-    for (const task of tasks) {
-      await this.#sends.settle(task.id);
-      this.#send(task);
-    }
+    for (const task of tasks) await this.#sendAfterPrevious(task);
     for (const task of tasks) {
       await this.#sends.settle(task.id);
       const ends = this.#sends.takeAcknowledged(task.id);
@@ -97,13 +94,13 @@ export class AtLeastOnceCommitter implements Committer {
   // leaves in one batch, as a producer with one request in flight batches.
   async sendOutput(tasks: EngineTask[]): Promise<void> {
     for (const task of tasks) {
-      if (task.output.size === 0 || this.#sends.busy(task.id)) continue;
-      await this.#sends.settle(task.id);
-      this.#send(task);
+      if (task.output.size > 0 && !this.#sends.busy(task.id)) await this.#sendAfterPrevious(task);
     }
   }
 
-  #send(task: EngineTask): void {
+  /** Waits for the task's send in flight (its failure is thrown here), then sends what the task holds. */
+  async #sendAfterPrevious(task: EngineTask): Promise<void> {
+    await this.#sends.settle(task.id);
     const records = task.output.drain();
     if (records.length === 0) return;
     this.#sentRecords += records.length;

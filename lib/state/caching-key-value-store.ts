@@ -31,6 +31,10 @@ export class CachingKeyValueStore implements BytesKeyValueStore, RecordContextKe
   private listener: BytesFlushListener | null = null;
   private sendOldValues = false;
   private contexts: RecordContextHolder | null = null;
+  // An update reads then writes the same key Buffer (the metered layer serializes it once):
+  // its Map key is made once too, and the Map finds a string whose hash it already knows.
+  private lastKey: Buffer | null = null;
+  private lastMapKey = "";
 
   constructor(inner: BytesKeyValueStore, maxBytes: number) {
     this.inner = inner;
@@ -127,11 +131,6 @@ export class CachingKeyValueStore implements BytesKeyValueStore, RecordContextKe
   get cachedBytes(): number {
     return this.cache.sizeBytes;
   }
-
-  // An update reads then writes the same key Buffer (the metered layer serializes it once):
-  // its Map key is made once too, and the Map finds a string whose hash it already knows.
-  private lastKey: Buffer | null = null;
-  private lastMapKey = "";
 
   private mapKeyOf(key: Buffer): string {
     if (key !== this.lastKey) {

@@ -28,6 +28,8 @@ export function entrySizeBytes(entry: CacheEntry): number {
 /** A slot of the cache's write-order list; a rewrite of the key reuses it. */
 interface Slot<E> {
   readonly mapKey: string;
+  /** The slot's group (see RecordCache's groupOf), or "" without grouping. */
+  readonly group: string;
   entry: E;
   older: Slot<E> | null;
   newer: Slot<E> | null;
@@ -39,6 +41,10 @@ interface Slot<E> {
  * the newest end without touching the Map, and eviction takes the oldest slot directly.
  * (A Map re-inserted on every write leaves a deleted slot behind per write, and finding
  * the oldest entry then walks over them: that was a tenth of a count's CPU.)
+ *
+ * With `groupOf` (the store key of a window or session entry), the dirty entries are also
+ * kept per group, so that a scan of one key finds its unflushed writes without a pass over
+ * every dirty entry: session windows and stream-stream joins scan once per record.
  */
 export class RecordCache<E extends CacheEntry> {
   readonly maxBytes: number;
@@ -48,10 +54,13 @@ export class RecordCache<E extends CacheEntry> {
   private readonly onEvictDirty: (entry: E) => void;
   private bytes = 0;
   private dirty = 0;
+  private readonly groupOf: ((entry: E) => string) | null;
+  private readonly dirtyByGroup = new Map<string, Set<Slot<E>>>();
 
-  constructor(maxBytes: number, onEvictDirty: (entry: E) => void) {
+  constructor(maxBytes: number, onEvictDirty: (entry: E) => void, groupOf: ((entry: E) => string) | null = null) {
     this.maxBytes = maxBytes;
     this.onEvictDirty = onEvictDirty;
+    this.groupOf = groupOf;
   }
 
   get(mapKey: string): E | undefined {
@@ -61,20 +70,31 @@ export class RecordCache<E extends CacheEntry> {
   /** Adds or replaces an entry as the newest one, then evicts down to the budget. */
   put(mapKey: string, entry: E): void {
     let slot = this.slots.get(mapKey);
+    let wasDirty = false;
     if (slot !== undefined) {
+      wasDirty = slot.entry.dirty;
       this.forget(slot.entry);
+      // A rewrite of a dirty entry (an aggregation's common case) stays in its group as it is.
+      if (wasDirty && !entry.dirty) this.leaveGroup(slot);
       slot.entry = entry;
       if (slot !== this.newest) {
         this.unlink(slot);
         this.append(slot);
       }
     } else {
-      slot = { mapKey, entry, older: null, newer: null };
+      slot = { mapKey, group: this.groupOf?.(entry) ?? "", entry, older: null, newer: null };
       this.slots.set(mapKey, slot);
       this.append(slot);
     }
     this.bytes += entrySizeBytes(entry);
-    if (entry.dirty) this.dirty++;
+    if (entry.dirty) {
+      this.dirty++;
+      if (this.groupOf !== null && !wasDirty) {
+        let group = this.dirtyByGroup.get(slot.group);
+        if (group === undefined) this.dirtyByGroup.set(slot.group, (group = new Set()));
+        group.add(slot);
+      }
+    }
     this.evictToBudget();
   }
 
@@ -89,7 +109,17 @@ export class RecordCache<E extends CacheEntry> {
       taken.push(entry);
     }
     this.dirty = 0;
+    this.dirtyByGroup.clear();
     return taken;
+  }
+
+  /** The dirty entries of one group (see groupOf) matching `accept`, without changing them. */
+  dirtyEntriesOf(group: string, accept: (entry: E) => boolean): E[] {
+    const slots = this.dirtyByGroup.get(group);
+    if (slots === undefined) return [];
+    const found: E[] = [];
+    for (const slot of slots) if (accept(slot.entry)) found.push(slot.entry);
+    return found;
   }
 
   /** Dirty entries matching `accept`, without changing them (for merging into scans). */
@@ -104,6 +134,7 @@ export class RecordCache<E extends CacheEntry> {
 
   clear(): void {
     this.slots.clear();
+    this.dirtyByGroup.clear();
     this.oldest = null;
     this.newest = null;
     this.bytes = 0;
@@ -132,6 +163,7 @@ export class RecordCache<E extends CacheEntry> {
       // Removed before the callback, so a listener that writes back into this store
       // sees a consistent cache.
       if (entry.dirty) {
+        this.leaveGroup(slot);
         entry.dirty = false;
         this.onEvictDirty(entry);
       }
@@ -158,5 +190,12 @@ export class RecordCache<E extends CacheEntry> {
   private forget(entry: E): void {
     this.bytes -= entrySizeBytes(entry);
     if (entry.dirty) this.dirty--;
+  }
+
+  private leaveGroup(slot: Slot<E>): void {
+    const group = this.dirtyByGroup.get(slot.group);
+    if (group === undefined) return;
+    group.delete(slot);
+    if (group.size === 0) this.dirtyByGroup.delete(slot.group);
   }
 }

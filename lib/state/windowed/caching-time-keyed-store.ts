@@ -28,8 +28,8 @@ const NO_TIME = Number.MIN_SAFE_INTEGER;
  * The write-back cache of a window or session store: the same contract as the key-value
  * cache (one update per window per commit interval, flushed to the changelog and to the
  * listener; budget 0 writes through). Scans of one key (what session windows and
- * stream-stream joins do per record) merge in that key's dirty entries, found through an
- * index by key: a pass over every dirty entry per record made a commit interval quadratic
+ * stream-stream joins do per record) merge in that key's dirty entries, which the record
+ * cache keeps grouped by store key: a pass over every dirty entry per record made a commit interval quadratic
  * (a session count over 1M records did not finish in 12 minutes). Scans of all keys
  * (interactive queries) pass over every dirty entry. Point lookups are one Map access.
  */
@@ -47,11 +47,6 @@ export class CachingTimeKeyedStore implements TimeKeyedBytesStore, RecordContext
   private cachedObserved = NO_TIME;
   /** The largest record timestamp of writes still in the cache. */
   private cachedLatestTimestamp = NO_TIME;
-  /**
-   * Per store key, the cache keys of its entries written since the last flush. It may name
-   * entries that have since been evicted or flushed: they are checked when read.
-   */
-  private readonly dirtyByKey = new Map<string, Set<string>>();
 
   constructor(inner: TimeKeyedBytesStore, maxBytes: number, layout: TimeKeyedKeyLayout) {
     this.inner = inner;
@@ -59,10 +54,7 @@ export class CachingTimeKeyedStore implements TimeKeyedBytesStore, RecordContext
     this.name = inner.name;
     this.persistent = inner.persistent;
     this.retentionMs = inner.retentionMs;
-    this.cache = new RecordCache(maxBytes, (entry) => {
-      this.dirtyByKey.get(bytesToMapKey(entry.storeKey))?.delete(bytesToMapKey(entry.key));
-      this.writeDown(entry);
-    });
+    this.cache = new RecordCache(maxBytes, (entry) => this.writeDown(entry), (entry) => bytesToMapKey(entry.storeKey));
   }
 
   /** False with a budget of 0: every write goes straight down, and whoever writes forwards. */
@@ -122,10 +114,6 @@ export class CachingTimeKeyedStore implements TimeKeyedBytesStore, RecordContext
     const previous = this.cache.get(mapKey);
     const stored = previous === undefined ? undefined : previous.dirty ? previous.stored : previous.value;
     this.cache.put(mapKey, { key: address, storeKey: key, time, extra, value, timestampMs, dirty: true, context, stored });
-    const keyOf = bytesToMapKey(key);
-    let written = this.dirtyByKey.get(keyOf);
-    if (written === undefined) this.dirtyByKey.set(keyOf, (written = new Set()));
-    written.add(mapKey);
     return true;
   }
 
@@ -133,45 +121,25 @@ export class CachingTimeKeyedStore implements TimeKeyedBytesStore, RecordContext
     const stored = this.inner.find(query);
     const from = Math.max(query.timeFrom, this.minLiveTime());
     const accept = (e: TimeKeyedCacheEntry) => e.time >= from && e.time <= query.timeTo && (query.extraTo === undefined || e.extra <= query.extraTo);
-    const dirty = query.key === null ? this.cache.dirtyEntries(accept) : this.dirtyOf(query.key, accept);
+    const dirty = query.key === null ? this.cache.dirtyEntries(accept) : this.cache.dirtyEntriesOf(bytesToMapKey(query.key), accept);
     if (dirty.length === 0) return stored.filter((r) => r.time >= from);
     return mergeDirty(stored, dirty, from, query.reverse);
   }
 
   flush(): void {
-    const taken = this.cache.takeDirty();
-    // Before writing down: a listener that writes back into this store indexes its new entries.
-    this.dirtyByKey.clear();
-    for (const entry of taken) this.writeDown(entry);
+    for (const entry of this.cache.takeDirty()) this.writeDown(entry);
     this.inner.flush();
-  }
-
-  /** The key's dirty entries that `accept` takes, dropping index members no longer dirty. */
-  private dirtyOf(key: Buffer, accept: (entry: TimeKeyedCacheEntry) => boolean): TimeKeyedCacheEntry[] {
-    const keyOf = bytesToMapKey(key);
-    const written = this.dirtyByKey.get(keyOf);
-    if (written === undefined) return [];
-    const found: TimeKeyedCacheEntry[] = [];
-    for (const mapKey of written) {
-      const entry = this.cache.get(mapKey);
-      if (entry === undefined || !entry.dirty) written.delete(mapKey);
-      else if (accept(entry)) found.push(entry);
-    }
-    if (written.size === 0) this.dirtyByKey.delete(keyOf);
-    return found;
   }
 
   /** Drops every cached entry, dirty ones included (after a rollback or a restore). */
   discard(): void {
     this.cache.clear();
-    this.dirtyByKey.clear();
     this.cachedObserved = NO_TIME;
     this.cachedLatestTimestamp = NO_TIME;
   }
 
   close(): void {
     this.cache.clear();
-    this.dirtyByKey.clear();
     this.inner.close();
   }
 

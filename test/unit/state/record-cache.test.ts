@@ -33,12 +33,14 @@ class ModelCache {
 }
 
 describe("the record cache", () => {
-  it("holds, evicts and flushes as a brute-force model does, over random reads and writes of a few keys", () => {
+  it("holds, evicts, flushes and groups its dirty entries as a brute-force model does, over random reads and writes of a few keys", () => {
     for (let seed = 1; seed <= 20; seed++) {
       const random = seededRandom(seed);
       const maxBytes = 200 + Math.floor(random() * 600);
       const evicted: CacheEntry[] = [];
-      const cache = new RecordCache<CacheEntry>(maxBytes, (e) => evicted.push(e));
+      // Grouped by key number modulo 3, as a window cache groups by store key.
+      const groupOf = (mapKey: string) => String(Number(mapKey.slice(1)) % 3);
+      const cache = new RecordCache<CacheEntry>(maxBytes, (e) => evicted.push(e), (e) => groupOf(e.key.toString()));
       const model = new ModelCache(maxBytes);
       // Keys are made afresh for every call (as the store makes them), so a cached slot must match by content.
       const key = () => `k${Math.floor(random() * 12)}`;
@@ -60,6 +62,10 @@ describe("the record cache", () => {
         expect(cache.size).toBe(model.entries.length);
         expect(cache.dirtyCount).toBe(model.entries.filter((e) => e.entry.dirty).length);
         expect(evicted.map((e) => e.timestampMs)).toEqual(model.evicted.map((e) => e.timestampMs));
+        for (const group of ["0", "1", "2"]) {
+          const expected = model.entries.filter((e) => e.entry.dirty && groupOf(e.mapKey) === group).map((e) => e.entry.timestampMs);
+          expect(cache.dirtyEntriesOf(group, () => true).map((e) => e.timestampMs).sort((a, b) => a - b), `group ${group}`).toEqual(expected.sort((a, b) => a - b));
+        }
       }
       if (seed === 1) expect(evicted.length).toBeGreaterThan(0);
       cache.clear();

@@ -51,6 +51,7 @@ public final class Windows {
         session(r, "session-count-nograce-update-uncached", () -> SessionWindows.ofInactivityGapWithNoGrace(ms(300)), Emit.UPDATE, Op.COUNT, false, null);
         session(r, "session-count-grace-update", () -> SessionWindows.ofInactivityGapAndGrace(ms(300), ms(200)), Emit.UPDATE, Op.COUNT, true, null);
         session(r, "session-sum-grace-suppress-uncached", () -> SessionWindows.ofInactivityGapAndGrace(ms(300), ms(200)), Emit.SUPPRESS, Op.SUM, false, null);
+        session(r, "session-concat-grace-update-six-keys", () -> SessionWindows.ofInactivityGapAndGrace(ms(300), ms(200)), Emit.UPDATE, Op.CONCAT, true, null);
         session(r, "session-concat-grace-close", () -> SessionWindows.ofInactivityGapAndGrace(ms(300), ms(200)), Emit.CLOSE, Op.CONCAT, true, null);
         r.add("tumbling-count-caching-disabled", b -> timeWindowed(b, TimeWindows.ofSizeAndGrace(ms(SIZE), ms(300)), SIZE, Emit.UPDATE, Op.COUNT, false, null));
         session(r, "session-count-caching-disabled", () -> SessionWindows.ofInactivityGapAndGrace(ms(300), ms(100)), Emit.UPDATE, Op.COUNT, false, null);
