@@ -31,10 +31,17 @@ export class KeyFilter {
   private readonly countKeys: () => number;
   private readonly scanKeys: () => Iterable<Buffer>;
 
-  /** `countKeys` and `scanKeys` read the table as it is now (for the first build). */
-  constructor(countKeys: () => number, scanKeys: () => Iterable<Buffer>) {
+  private readonly minCapacity: number;
+
+  /**
+   * `countKeys` and `scanKeys` read the table as it is now (for the first build);
+   * `minCapacity`: keys the first layer holds at least (a small one for a filter that
+   * often starts empty).
+   */
+  constructor(countKeys: () => number, scanKeys: () => Iterable<Buffer>, minCapacity = MIN_CAPACITY) {
     this.countKeys = countKeys;
     this.scanKeys = scanKeys;
+    this.minCapacity = minCapacity;
   }
 
   /** False only when the table certainly does not hold `key`. */
@@ -67,7 +74,7 @@ export class KeyFilter {
   }
 
   private build(): void {
-    const layer = newLayer(Math.max(MIN_CAPACITY, this.countKeys() * 2));
+    const layer = newLayer(Math.max(this.minCapacity, this.countKeys() * 2));
     for (const key of this.scanKeys()) {
       const h1 = hash(key);
       set(layer, h1, mix(h1) | 1);

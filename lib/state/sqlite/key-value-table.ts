@@ -127,6 +127,14 @@ export class SqliteKeyValueTable implements TaskTable {
     this.keys.reset();
   }
 
+  /**
+   * After a rollback (or a restore replacing the rows): a filter first built inside the
+   * discarded transaction, after it deleted a key, would miss that key once it came back.
+   */
+  reset(): void {
+    this.keys.reset();
+  }
+
   restore(records: readonly RestoreRecord[]): void {
     for (const r of records) {
       if (r.value === null) this.deleteStatement.run(r.key);

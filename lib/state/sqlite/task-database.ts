@@ -217,7 +217,9 @@ export class TaskDatabase {
   }
 
   private timeKeyed(store: string, kind: string, layout: TimeKeyedKeyLayout, retentionMs: number): SqliteTimeKeyedTable {
-    return new SqliteTimeKeyedTable({ db: this.db, name: store, kind, layout, retentionMs, beforeWrite: this.beginWrite });
+    // Window stores read points at few distinct times (window starts); a session store's
+    // points are at session ends, nearly one per record, so a filter per time would not pay.
+    return new SqliteTimeKeyedTable({ db: this.db, name: store, kind, layout, retentionMs, beforeWrite: this.beginWrite, filterPointReads: kind === "window" });
   }
 
   private table<T extends TaskTable>(store: string, kind: string, create: () => T): T {

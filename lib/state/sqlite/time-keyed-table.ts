@@ -1,4 +1,5 @@
 import type Database from "better-sqlite3";
+import { KeyFilter } from "./key-filter.ts";
 import { quoteIdentifier, type RestoreRecord, type TaskTable } from "./sql.ts";
 import { decodeTimeKeyedKey, type TimeKeyedKeyLayout } from "./time-keyed-key.ts";
 
@@ -25,6 +26,9 @@ export interface TimeKeyedQuery {
 
 /** A time that is earlier than any record's, for a store that has seen none. */
 const NO_TIME = Number.MIN_SAFE_INTEGER;
+
+/** Keys the first layer of a time's filter holds (1.25 KB; a new window start has none). */
+const TIME_FILTER_MIN_KEYS = 1_024;
 
 /**
  * The rows of a window or session store: PRIMARY KEY (key, time, extra), WITHOUT ROWID,
@@ -54,6 +58,15 @@ export class SqliteTimeKeyedTable implements TaskTable {
   private readonly maxTimeStatement: Database.Statement;
   private readonly maxTimestampStatement: Database.Statement;
   private readonly queries = new Map<string, Database.Statement>();
+  private readonly countAtStatement: Database.Statement;
+  private readonly keysAtStatement: Database.Statement;
+  // A Bloom filter of the keys of each time that `get` reads (a window start), so the read
+  // of a window the table never had, most first updates of a window, costs no SQLite query.
+  // Built at the first read of its time from that time's rows (none, for a new window), fed
+  // by every write, dropped when the time expires; like the key-value table's filter it only
+  // errs towards "maybe" (deletes and rolled-back writes leave their keys in).
+  private readonly keysAt = new Map<number, KeyFilter>();
+  private readonly filterPointReads: boolean;
 
   constructor(options: {
     db: Database.Database;
@@ -62,12 +75,15 @@ export class SqliteTimeKeyedTable implements TaskTable {
     layout: TimeKeyedKeyLayout;
     retentionMs: number;
     beforeWrite: () => void;
+    /** Whether `get` asks a filter of its time's keys first (for few distinct times, as window starts are). */
+    filterPointReads: boolean;
   }) {
     this.db = options.db;
     this.name = options.name;
     this.layout = options.layout;
     this.retentionMs = options.retentionMs;
     this.beforeWrite = options.beforeWrite;
+    this.filterPointReads = options.filterPointReads;
     this.table = quoteIdentifier(`${options.kind}:${options.name}`);
     this.db.exec(
       `CREATE TABLE IF NOT EXISTS ${this.table} (key BLOB NOT NULL, time INTEGER NOT NULL, extra INTEGER NOT NULL, value BLOB NOT NULL, timestamp INTEGER NOT NULL, PRIMARY KEY (key, time, extra)) WITHOUT ROWID`,
@@ -81,6 +97,8 @@ export class SqliteTimeKeyedTable implements TaskTable {
     this.expireStatement = this.db.prepare(`DELETE FROM ${this.table} WHERE time < ?`);
     this.maxTimeStatement = this.db.prepare(`SELECT max(time) FROM ${this.table}`).pluck();
     this.maxTimestampStatement = this.db.prepare(`SELECT max(timestamp) FROM ${this.table}`).pluck();
+    this.countAtStatement = this.db.prepare(`SELECT count(*) FROM ${this.table} WHERE time = ?`).pluck();
+    this.keysAtStatement = this.db.prepare(`SELECT key FROM ${this.table} WHERE time = ?`).pluck();
     this.observed = this.storedMaxTime();
     this.latestTimestamp = this.storedMaxTimestamp();
   }
@@ -106,7 +124,7 @@ export class SqliteTimeKeyedTable implements TaskTable {
   }
 
   get(key: Buffer, time: number, extra: number): { value: Buffer; timestampMs: number } | null {
-    if (time < this.minLiveTime) return null;
+    if (time < this.minLiveTime || (this.filterPointReads && !this.keysAtTime(time).mightContain(key))) return null;
     const row = this.getStatement.get(key, time, extra) as [Buffer, number] | undefined;
     return row === undefined ? null : { value: row[0], timestampMs: row[1] };
   }
@@ -119,6 +137,7 @@ export class SqliteTimeKeyedTable implements TaskTable {
     if (value === null) this.deleteStatement.run(key, time, extra);
     else {
       this.upsertStatement.run(key, time, extra, value, timestampMs);
+      this.keysAt.get(time)?.add(key);
       if (timestampMs > this.latestTimestamp) this.latestTimestamp = timestampMs;
     }
     return true;
@@ -175,10 +194,12 @@ export class SqliteTimeKeyedTable implements TaskTable {
     this.beforeWrite();
     this.expireStatement.run(cutoff);
     this.cleanedUpTo = cutoff;
+    for (const time of this.keysAt.keys()) if (time < cutoff) this.keysAt.delete(time);
   }
 
   clear(): void {
     this.db.prepare(`DELETE FROM ${this.table}`).run();
+    this.keysAt.clear();
   }
 
   restore(records: readonly RestoreRecord[]): void {
@@ -189,6 +210,7 @@ export class SqliteTimeKeyedTable implements TaskTable {
       if (r.value === null) this.deleteStatement.run(key, time, extra);
       else {
         this.upsertStatement.run(key, time, extra, r.value, r.timestamp);
+        this.keysAt.get(time)?.add(key);
         if (r.timestamp > this.latestTimestamp) this.latestTimestamp = r.timestamp;
       }
     }
@@ -196,6 +218,8 @@ export class SqliteTimeKeyedTable implements TaskTable {
 
   /** After a rollback the stream time must not stay ahead of the rows that remain. */
   reset(): void {
+    // A filter built inside the discarded transaction may miss keys that came back with it.
+    this.keysAt.clear();
     this.observed = this.storedMaxTime();
     this.latestTimestamp = this.storedMaxTimestamp();
     this.cleanedUpTo = NO_TIME;
@@ -206,6 +230,19 @@ export class SqliteTimeKeyedTable implements TaskTable {
   }
 
   close(): void {}
+
+  private keysAtTime(time: number): KeyFilter {
+    let filter = this.keysAt.get(time);
+    if (filter === undefined) {
+      filter = new KeyFilter(
+        () => this.countAtStatement.get(time) as number,
+        () => this.keysAtStatement.iterate(time) as IterableIterator<Buffer>,
+        TIME_FILTER_MIN_KEYS,
+      );
+      this.keysAt.set(time, filter);
+    }
+    return filter;
+  }
 
   private storedMaxTime(): number {
     return (this.maxTimeStatement.get() as number | null) ?? NO_TIME;

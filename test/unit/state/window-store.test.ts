@@ -147,3 +147,21 @@ describe("window store", () => {
     expect(store.fetchWindow("k", 500)).toBeNull();
   });
 });
+
+describe("window store reads after a rollback", () => {
+  it("finds a window whose delete was rolled back, though the first read came after the delete", () => {
+    const fx = new StateFixture();
+    try {
+      const store = Stores.windowStoreBuilder("win", options, stringSerde, stringSerde).build(fx.context);
+      store.put("k", "kept", 10);
+      fx.database.commit();
+      store.put("k", null, 10);
+      // The first read of window start 10: the table's rows at 10 no longer hold "k".
+      expect(store.fetchWindow("other", 10)).toBeNull();
+      fx.database.rollback();
+      expect(store.fetchWindow("k", 10)).toBe("kept");
+    } finally {
+      fx.close();
+    }
+  });
+});
