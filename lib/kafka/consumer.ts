@@ -4,6 +4,7 @@ import type { Logger } from "../observability/index.ts";
 import { RetriableError } from "../errors/index.ts";
 import { guarded } from "./errors.ts";
 import { toFetchedRecord } from "./messages.ts";
+import { PausedFetchHold } from "./paused-fetch-hold.ts";
 import { membershipRetryOption, type GroupMembership } from "./static-membership.ts";
 import type { Assignor, FetchedRecord, GroupMetadata, TopicPartition, TopicPartitionOffset } from "./types.ts";
 
@@ -62,6 +63,7 @@ export class GroupConsumer {
   readonly #groupId: string;
   readonly #readCommitted: boolean;
   readonly #sessionTimeoutMs: number;
+  readonly #hold: PausedFetchHold;
   #removeRejoinHook: () => void = () => undefined;
   #memberId: string | null = null;
 
@@ -73,6 +75,8 @@ export class GroupConsumer {
     this.#groupId = options.groupId;
     this.#readCommitted = options.readCommitted;
     this.#sessionTimeoutMs = options.sessionTimeoutMs ?? 30_000;
+    // Held no longer than a heartbeat interval, so a held batch delays no heartbeat much.
+    this.#hold = new PausedFetchHold(options.heartbeatIntervalMs ?? 3_000);
     const config: Parameters<Kafka["consumer"]>[0] = {
       groupId: options.groupId,
       readUncommitted: !options.readCommitted,
@@ -111,9 +115,13 @@ export class GroupConsumer {
         for (const partition of partitions) assignment.push({ topic, partition });
       }
       this.#memberId = event.payload.memberId;
+      this.#hold.assigned(assignment);
       handlers.onAssigned(assignment, takeAssignmentUserData(event.payload.memberId));
     });
-    this.#consumer.on(events.REBALANCING, () => handlers.onRebalancing?.());
+    this.#consumer.on(events.REBALANCING, () => {
+      this.#hold.wake();
+      handlers.onRebalancing?.();
+    });
     const hook = handlers.beforeRejoin;
     if (hook) {
       // Bounded: a member that stays away longer than its session is dropped from the group.
@@ -138,6 +146,7 @@ export class GroupConsumer {
           if (batch.messages.length === 0) return;
           const records = batch.messages.map((m) => toFetchedRecord(batch.topic, batch.partition, m));
           await handlers.onRecords(batch.topic, batch.partition, records, this.#endOf(batch.topic, batch.partition, batch.highWatermark));
+          await this.#hold.hold();
         },
       }),
     );
@@ -155,12 +164,14 @@ export class GroupConsumer {
     this.#whileRunning("pause partitions", () => {
       for (const { topic, partition } of partitions) this.#consumer.pause([{ topic, partitions: [partition] }]);
     });
+    this.#hold.paused(partitions);
   }
 
   resume(partitions: TopicPartition[]): void {
     this.#whileRunning("resume partitions", () => {
       for (const { topic, partition } of partitions) this.#consumer.resume([{ topic, partitions: [partition] }]);
     });
+    this.#hold.resumed(partitions);
   }
 
   /** Moves the fetch position; the next batch of that partition starts at `offset`. */
@@ -203,11 +214,13 @@ export class GroupConsumer {
   }
 
   stop(): Promise<void> {
+    this.#hold.wake();
     return this.#consumer.stop();
   }
 
   disconnect(): Promise<void> {
     this.#removeRejoinHook();
+    this.#hold.wake();
     return this.#consumer.disconnect();
   }
 }

@@ -22,15 +22,14 @@ export interface Committer {
    * group's offsets, a fatal error); a failure of one task's own commit is in `failed`.
    */
   commit(tasks: EngineTask[]): Promise<CommitOutcome>;
-  /** Sends buffered output without committing offsets (bounded in-flight output). */
-  flushOutput(tasks: EngineTask[]): Promise<boolean>;
   /**
    * Starts sending the output buffered so far without flushing caches or committing, where
    * output may leave before its commit (at-least-once): it then waits `lingerMs`, not a
-   * commit interval. Processing goes on while it is acknowledged; `flushOutput` and
-   * `commit` wait for it, and a send that failed fails the next call.
+   * commit interval. Processing goes on while it is acknowledged; `commit` waits for it,
+   * and a send that failed fails the next call. `waitForSends`: a task whose send is in
+   * flight waits for it and then sends the rest (bounded output) instead of keeping it.
    */
-  sendOutput?(tasks: EngineTask[]): Promise<void>;
+  sendOutput?(tasks: EngineTask[], options?: { waitForSends: boolean }): Promise<void>;
   release(taskId: string): Promise<void>;
   /**
    * Whether starting positions must wait out offsets pending in another member's open
@@ -79,7 +78,7 @@ export class AtLeastOnceCommitter implements Committer {
     this.#sends.forget(task.id);
   }
 
-  async flushOutput(tasks: EngineTask[]): Promise<boolean> {
+  async #flushOutput(tasks: EngineTask[]): Promise<void> {
     for (const task of tasks) task.prepareCommit();
     for (const task of tasks) await this.#sendAfterPrevious(task);
     for (const task of tasks) {
@@ -87,14 +86,14 @@ export class AtLeastOnceCommitter implements Committer {
       const ends = this.#sends.takeAcknowledged(task.id);
       if (ends !== undefined) task.outputFlushed(ends);
     }
-    return true;
   }
 
   // A task whose previous send is still unacknowledged keeps its output until it is: it then
   // leaves in one batch, as a producer with one request in flight batches.
-  async sendOutput(tasks: EngineTask[]): Promise<void> {
+  async sendOutput(tasks: EngineTask[], options?: { waitForSends: boolean }): Promise<void> {
+    const wait = options?.waitForSends === true;
     for (const task of tasks) {
-      if (task.output.size > 0 && !this.#sends.busy(task.id)) await this.#sendAfterPrevious(task);
+      if (task.output.size > 0 && (wait || !this.#sends.busy(task.id))) await this.#sendAfterPrevious(task);
     }
   }
 
@@ -117,7 +116,7 @@ export class AtLeastOnceCommitter implements Committer {
   }
 
   async #commit(tasks: EngineTask[]): Promise<TopicPartitionOffset[]> {
-    await this.flushOutput(tasks);
+    await this.#flushOutput(tasks);
     faultPoint("alos.after-flush");
     const offsets = tasks.map((t) => t.committableOffsets());
     try {

@@ -35,10 +35,15 @@ export interface StreamsConfig {
   processingGuarantee?: ProcessingGuarantee;
   /** Must exceed the commit interval. Default 10 000 ms. */
   transactionTimeoutMs?: number;
-  /** Records buffered per input partition before its fetching pauses. Default 10 000. */
+  /** Records buffered per input partition before its fetching pauses. Default 1000 (Kafka Streams' buffered.records.per.partition). */
   maxBufferedRecordsPerPartition?: number;
   /** Records processed between yields to the event loop. Default 1000. */
   maxRecordsPerLoop?: number;
+  /**
+   * Bytes one fetch asks of each partition (the consumer's max.partition.fetch.bytes; a
+   * larger first record batch still comes whole). Default 262 144 (256 KiB).
+   */
+  maxFetchBytesPerPartition?: number;
   /**
    * Under at-least-once, the longest output waits in the instance before it is sent,
    * instead of until the next commit (Kafka Streams hands output to its producer at once,
@@ -183,8 +188,9 @@ export function resolveConfig(config: StreamsConfig): ResolvedConfig {
     commitIntervalMs: config.commitIntervalMs ?? (guarantee === "exactly_once" ? 100 : 30_000),
     processingGuarantee: guarantee,
     transactionTimeoutMs: config.transactionTimeoutMs ?? 10_000,
-    maxBufferedRecordsPerPartition: config.maxBufferedRecordsPerPartition ?? 10_000,
+    maxBufferedRecordsPerPartition: config.maxBufferedRecordsPerPartition ?? 1_000,
     maxRecordsPerLoop: config.maxRecordsPerLoop ?? 1000,
+    maxFetchBytesPerPartition: config.maxFetchBytesPerPartition ?? 262_144,
     lingerMs: config.lingerMs ?? 100,
     maxTaskIdleMs: config.maxTaskIdleMs ?? 0,
     clientId: config.clientId ?? applicationId,
@@ -223,6 +229,7 @@ export function resolveConfig(config: StreamsConfig): ResolvedConfig {
   positive("transactionTimeoutMs", resolved.transactionTimeoutMs);
   positive("maxBufferedRecordsPerPartition", resolved.maxBufferedRecordsPerPartition);
   positive("maxRecordsPerLoop", resolved.maxRecordsPerLoop);
+  positive("maxFetchBytesPerPartition", resolved.maxFetchBytesPerPartition);
   if (!Number.isInteger(resolved.lingerMs) || resolved.lingerMs < 0) {
     throw new ConfigError(`lingerMs must be a whole number of milliseconds >= 0 (0 sends output after every pass of the loop), got ${JSON.stringify(resolved.lingerMs)}`);
   }
@@ -294,7 +301,8 @@ function resolveHttp(resolved: ResolvedConfig): void {
 
 function positive(name: string, value: unknown): void {
   if (typeof value !== "number" || !Number.isFinite(value) || value <= 0) {
-    throw new ConfigError(`${name} must be a positive number of ${name.endsWith("Ms") ? "milliseconds" : "records"}, got ${JSON.stringify(value)}`);
+    const unit = name.endsWith("Ms") ? "milliseconds" : name.endsWith("BytesPerPartition") ? "bytes" : "records";
+    throw new ConfigError(`${name} must be a positive number of ${unit}, got ${JSON.stringify(value)}`);
   }
 }
 

@@ -9,6 +9,9 @@ import type { OffsetReset } from "./starting-positions.ts";
 import { partitionsByTask } from "./tasks/assignment-diff.ts";
 import { TaskManager, type StandbyHandle } from "./tasks/task-manager.ts";
 
+/** Output records held for the next transaction (exactly-once) past which it commits early. */
+const MAX_UNCOMMITTED_OUTPUT_RECORDS = 100_000;
+
 export interface ThreadDeps {
   config: ResolvedConfig;
   admin: KafkaAdmin;
@@ -318,9 +321,11 @@ export class StreamThread {
     this.#deps.admin.deleteRecordsBefore(offsets).catch((error) => this.#deps.logger.warn("purging repartition topics failed", { error: (error as Error).message }));
   }
 
-  // Output leaves before the commit when there is much of it (caches flushed too), or, where
-  // the committer lets output go before its commit (at-least-once), once it has waited
-  // lingerMs or fills a batch: its latency would otherwise be the commit interval.
+  // Output is bounded. Where it may leave before its commit (at-least-once) it is sent once
+  // it has waited lingerMs or fills a batch (its latency would otherwise be the commit
+  // interval), and past 10 x the partition limit processing waits for the sends in flight,
+  // as a producer's send blocks on a full buffer.memory. Under exactly-once it leaves only
+  // in a transaction, so past MAX_UNCOMMITTED_OUTPUT_RECORDS the commit comes early.
   async #sendDueOutput(now: number): Promise<void> {
     const { config, committer } = this.#deps;
     const buffered = this.#bufferedOutput();
@@ -328,17 +333,17 @@ export class StreamThread {
       this.#outputSince = null;
       return;
     }
-    if (buffered >= config.maxBufferedRecordsPerPartition * 10) {
-      if (!(await committer.flushOutput([...this.tasks.values()]))) await this.#commit();
+    if (!committer.sendOutput) {
+      if (buffered >= MAX_UNCOMMITTED_OUTPUT_RECORDS) await this.#commit();
       return;
     }
-    if (!committer.sendOutput) return;
+    const full = buffered >= config.maxBufferedRecordsPerPartition * 10;
     this.#outputSince ??= now;
     // A pass's worth of output is a full batch (the producer's batch.size, in effect): under
     // load output leaves every pass, as a producer sends full batches before linger.ms.
-    if (now - this.#outputSince < config.lingerMs && buffered < config.maxRecordsPerLoop) return;
+    if (!full && now - this.#outputSince < config.lingerMs && buffered < config.maxRecordsPerLoop) return;
     this.#outputSince = null;
-    await committer.sendOutput([...this.tasks.values()]);
+    await committer.sendOutput([...this.tasks.values()], { waitForSends: full });
   }
 
   #bufferedOutput(): number {

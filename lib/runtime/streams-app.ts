@@ -294,6 +294,7 @@ export class StreamsApp {
       readCommitted: exactlyOnce,
       sessionTimeoutMs: config.sessionTimeoutMs,
       heartbeatIntervalMs: config.heartbeatIntervalMs,
+      maxBytesPerPartition: config.maxFetchBytesPerPartition,
       ...(config.groupInstanceId !== null ? { groupInstanceId: config.groupInstanceId } : {}),
       assignor: membership.assignor,
     }));

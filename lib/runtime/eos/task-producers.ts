@@ -46,11 +46,6 @@ export class TaskProducersCommitter implements Committer {
     this.#transactions.set(task.id, transaction);
   }
 
-  // Under exactly-once output may only leave in a transaction, so a full buffer commits early.
-  async flushOutput(): Promise<boolean> {
-    return false;
-  }
-
   // Each task has its own producer, so their transactions run side by side: the commit
   // takes as long as the slowest task, not the sum (end-to-end latency). One task's failed
   // transaction is that task's alone: the others' commits stand.

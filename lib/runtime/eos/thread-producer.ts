@@ -63,10 +63,6 @@ export class ThreadProducerCommitter implements Committer {
     this.#member = member;
   }
 
-  async flushOutput(): Promise<boolean> {
-    return false;
-  }
-
   // One transaction for every task: either all of them commit, or none does and each is
   // rewound and recovers from its committed offsets (a fatal error stops the instance).
   async commit(tasks: EngineTask[]): Promise<CommitOutcome> {

@@ -21,8 +21,17 @@ describe("at-least-once output before the commit", () => {
   afterAll(() => admin.disconnect());
 
   // Commits far apart: whatever arrives before the test ends left before any commit.
-  async function startApp(topology: Topology, applicationId: string, lingerMs: number, maxRecordsPerLoop?: number): Promise<StreamsApp> {
-    const app = new StreamsApp(topology, { applicationId, bootstrapServers: bootstrap(), stateDir: mkdtempSync(join(tmpdir(), "sluice-")), commitIntervalMs: 120_000, lingerMs, ...(maxRecordsPerLoop ? { maxRecordsPerLoop } : {}), logger: silentLogger });
+  async function startApp(topology: Topology, applicationId: string, lingerMs: number, maxRecordsPerLoop?: number, maxBufferedRecordsPerPartition?: number): Promise<StreamsApp> {
+    const app = new StreamsApp(topology, {
+      applicationId,
+      bootstrapServers: bootstrap(),
+      stateDir: mkdtempSync(join(tmpdir(), "sluice-")),
+      commitIntervalMs: 120_000,
+      lingerMs,
+      ...(maxRecordsPerLoop ? { maxRecordsPerLoop } : {}),
+      ...(maxBufferedRecordsPerPartition ? { maxBufferedRecordsPerPartition } : {}),
+      logger: silentLogger,
+    });
     await app.start({ handleSignals: false });
     return app;
   }
@@ -97,5 +106,31 @@ describe("at-least-once output before the commit", () => {
     // The commit on close flushes it: one update for five records.
     const records = await readTopic(output, { count: 1, timeoutMs: 30_000 });
     expect(records.map((r) => [r.key?.toString(), r.value?.readBigInt64BE()])).toEqual([["k", 5n]]);
+  });
+
+  it("sends output past the output bound before the commit, leaving caches to the commit", async () => {
+    const input = uniqueName("linger-bound-in");
+    const copies = uniqueName("linger-bound-copies");
+    const counts = uniqueName("linger-bound-counts");
+    const applicationId = uniqueName("linger-bound");
+    await admin.createTopics([{ name: input, partitions: 1 }, { name: copies, partitions: 1 }, { name: counts, partitions: 1 }]);
+    const builder = new StreamsBuilder();
+    const stream = builder.stream(input, Consumed.with(Serdes.string(), Serdes.string()));
+    stream.to(copies, Produced.with(Serdes.string(), Serdes.string()));
+    stream.groupByKey().count(Materialized.as("bound-counts")).toStream().to(counts, Produced.with(Serdes.string(), Serdes.int64()));
+    // lingerMs beyond the test and a pass larger than the input: only the bound (10 x 2
+    // records waiting) sends output before the commit.
+    const app = await startApp(builder.build(), applicationId, 600_000, 1_000, 2);
+    const producer = testClient().producer({ idempotent: true });
+    await producer.connect();
+    await producer.send(Array.from({ length: 100 }, (_, i) => ({ topic: input, partition: 0, key: Buffer.from("k"), value: Buffer.from(String(i)) })));
+    await producer.disconnect();
+    const sent = await readTopic(copies, { count: 100, timeoutMs: 30_000 });
+    expect(sent.map((r) => r.value?.toString())).toEqual(Array.from({ length: 100 }, (_, i) => String(i)));
+    // The count stays in its cache: sending early flushes no cache.
+    expect(await readTopic(counts, { timeoutMs: 3_000 })).toEqual([]);
+    await app.close();
+    const records = await readTopic(counts, { count: 1, timeoutMs: 30_000 });
+    expect(records.map((r) => [r.key?.toString(), r.value?.readBigInt64BE()])).toEqual([["k", 100n]]);
   });
 });

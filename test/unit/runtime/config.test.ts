@@ -14,6 +14,8 @@ describe("StreamsApp config", () => {
     expect(resolveConfig({ ...base, maxTaskIdleMs: 5_000 }).maxTaskIdleMs).toBe(5_000);
     expect(resolveConfig(base).stateCleanupDelayMs).toBe(600_000);
     expect(resolveConfig({ ...base, stateCleanupDelayMs: 0 }).stateCleanupDelayMs).toBe(0);
+    expect(resolveConfig(base).maxBufferedRecordsPerPartition).toBe(1_000);
+    expect(resolveConfig(base).maxFetchBytesPerPartition).toBe(262_144);
   });
 
   it.each([
@@ -28,6 +30,8 @@ describe("StreamsApp config", () => {
     [{ ...base, processingGuarantee: "exactly_once" as const, commitIntervalMs: 20_000 }, /transactionTimeoutMs \(10000\) must exceed commitIntervalMs \(20000\)/],
     [{ ...base, uncaughtExceptionHandler: "SHUTDOWN_CLIENT" as never }, /uncaughtExceptionHandler must be a function/],
     [{ ...base, stateCleanupDelayMs: -1 }, /stateCleanupDelayMs must be a number of milliseconds >= 0/],
+    [{ ...base, maxFetchBytesPerPartition: 0 }, /maxFetchBytesPerPartition must be a positive number of bytes, got 0/],
+    [{ ...base, maxBufferedRecordsPerPartition: -5 }, /maxBufferedRecordsPerPartition must be a positive number of records/],
   ])("rejects %j with a clear error", (config, message) => {
     expect(() => resolveConfig(config)).toThrow(ConfigError);
     expect(() => resolveConfig(config)).toThrow(message);
