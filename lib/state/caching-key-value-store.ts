@@ -113,8 +113,21 @@ export class CachingKeyValueStore implements BytesKeyValueStore, RecordContextKe
     return this.inner.approximateNumEntries() + this.cache.dirtyEntries((e) => e.value !== null).length;
   }
 
+  // The entries go down in one putAll (SQLite writes them many to a statement), then
+  // downstream hears of each in order. Reads cannot tell the difference: the cache holds
+  // every flushed value, so no read of these keys reaches the store below meanwhile.
   flush(): void {
-    for (const entry of this.cache.takeDirty()) this.writeDown(entry);
+    const written: KeyValueCacheEntry[] = [];
+    const oldValues: (Buffer | null)[] = [];
+    for (const entry of this.cache.takeDirty()) {
+      const stored = this.takeStored(entry);
+      if (stored === undefined) continue;
+      written.push(entry);
+      oldValues.push(stored);
+    }
+    this.inner.putAll(written);
+    const listener = this.listener;
+    if (listener !== null) written.forEach((entry, i) => this.tell(listener, entry, oldValues[i] ?? null));
     this.inner.flush();
   }
 
@@ -152,20 +165,32 @@ export class CachingKeyValueStore implements BytesKeyValueStore, RecordContextKe
     return entry;
   }
 
-  /** Writes a dirty entry down and tells the listener, in the record context of the write that made it. */
+  /** Writes an evicted dirty entry down and tells the listener. */
   private writeDown(entry: KeyValueCacheEntry): void {
-    const { key, value, timestampMs } = entry;
-    const listener = this.listener;
-    const needsStored = listener !== null && (value === null || this.sendOldValues);
-    const stored = !needsStored ? null : entry.stored !== undefined ? entry.stored : this.inner.get(key);
-    // Flushed entries stay cached, clean: the store below now holds their value.
+    const stored = this.takeStored(entry);
+    if (stored === undefined) return;
+    this.inner.put(entry.key, entry.value, entry.timestampMs);
+    if (this.listener !== null) this.tell(this.listener, entry, stored);
+  }
+
+  /**
+   * For a dirty entry about to go down: the value the store below holds (null where the
+   * listener does not need it), or undefined when there is nothing to write (written and
+   * deleted within the interval, never stored: downstream hears nothing). The entry stays
+   * cached, clean: the store below will hold its value.
+   */
+  private takeStored(entry: KeyValueCacheEntry): Buffer | null | undefined {
+    const needsStored = this.listener !== null && (entry.value === null || this.sendOldValues);
+    const stored = !needsStored ? null : entry.stored !== undefined ? entry.stored : this.inner.get(entry.key);
     entry.stored = undefined;
-    // Never stored and not stored now (written and deleted within the interval): downstream hears nothing.
-    if (listener !== null && value === null && stored === null) return;
+    return this.listener !== null && entry.value === null && stored === null ? undefined : stored;
+  }
+
+  /** Tells the listener of a flushed entry, in the record context of the write that made it. */
+  private tell(listener: BytesFlushListener, entry: KeyValueCacheEntry, stored: Buffer | null): void {
     const previous = this.contexts?.swap(entry.context);
     try {
-      this.inner.put(key, value, timestampMs);
-      listener?.({ key, newValue: value, oldValue: this.sendOldValues ? stored : null, timestampMs });
+      listener({ key: entry.key, newValue: entry.value, oldValue: this.sendOldValues ? stored : null, timestampMs: entry.timestampMs });
     } finally {
       this.contexts?.swap(previous);
     }

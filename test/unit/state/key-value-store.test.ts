@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { Stores } from "../../../lib/state/index.ts";
 import type { KeyValueStore } from "../../../lib/state/index.ts";
+import { seededRandom } from "../../../lib/testing/seeded-random.ts";
 import { StateFixture, stringSerde, uint32Serde } from "./helpers.ts";
 
 const variants = [
@@ -165,6 +166,34 @@ describe("key-value store reads after a rollback", () => {
       expect(store.get("other")).toBeNull();
       fx.database.rollback();
       expect(store.get("k")).toBe("kept");
+    } finally {
+      fx.close();
+    }
+  });
+});
+
+describe("key-value store putAll against a model", () => {
+  it("ends as the entries applied one by one, across batches, repeats and deletes", () => {
+    const fx = new StateFixture();
+    try {
+      const store = Stores.keyValueStoreBuilder("kv", stringSerde, stringSerde).build(fx.context);
+      const next = seededRandom(7);
+      const model = new Map<string, string>();
+      for (let call = 0; call < 40; call++) {
+        // Sizes around the statement batch (64 rows), few keys so that a call repeats them.
+        const entries = Array.from({ length: Math.floor(next() * 200) }, (_, i) => ({
+          key: `k${Math.floor(next() * 90)}`,
+          value: next() < 0.2 ? null : `v${call}-${i}`,
+        }));
+        store.putAll(entries);
+        for (const { key, value } of entries) {
+          if (value === null) model.delete(key);
+          else model.set(key, value);
+        }
+        if (next() < 0.3) fx.database.commit();
+      }
+      expect(store.all().map((e) => [e.key, e.value])).toEqual([...model].sort(([a], [b]) => Buffer.compare(Buffer.from(a), Buffer.from(b))));
+      for (let k = 0; k < 90; k++) expect(store.get(`k${k}`)).toBe(model.get(`k${k}`) ?? null);
     } finally {
       fx.close();
     }
