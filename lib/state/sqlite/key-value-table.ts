@@ -8,6 +8,9 @@ export interface KeyValueRow {
   value: Buffer;
 }
 
+/** Rows per multi-row upsert statement of `putAll`. */
+const UPSERT_BATCH = 64;
+
 /**
  * One key-value store as one table: key BLOB PRIMARY KEY, value BLOB, timestamp INTEGER,
  * WITHOUT ROWID so that the rows live in the key's B-tree (one lookup, ordered by bytes).
@@ -15,9 +18,6 @@ export interface KeyValueRow {
  * Point reads ask a Bloom filter of the table's keys first (key-filter.ts), so a key the
  * table never had costs no query.
  */
-/** Rows per multi-row upsert statement of `putAll`. */
-const UPSERT_BATCH = 64;
-
 export class SqliteKeyValueTable implements TaskTable {
   readonly name: string;
   readonly persistent = true;
@@ -28,7 +28,6 @@ export class SqliteKeyValueTable implements TaskTable {
   private readonly getWithTimestampStatement: Database.Statement;
   private readonly upsertStatement: Database.Statement;
   private readonly batchUpsertStatement: Database.Statement;
-  private readonly pendingRows: (Buffer | number)[] = [];
   private readonly deleteStatement: Database.Statement;
   private readonly countStatement: Database.Statement;
   private readonly scans = new Map<string, Database.Statement>();
@@ -99,10 +98,10 @@ export class SqliteKeyValueTable implements TaskTable {
   putAll(entries: readonly { key: Buffer; value: Buffer | null; timestampMs: number }[]): void {
     if (entries.length === 0) return;
     this.beforeWrite();
-    const rows = this.pendingRows;
+    const rows: (Buffer | number)[] = [];
     for (const e of entries) {
       if (e.value === null) {
-        this.writePendingRows();
+        this.writeRows(rows);
         this.deleteStatement.run(e.key);
         continue;
       }
@@ -113,11 +112,11 @@ export class SqliteKeyValueTable implements TaskTable {
         rows.length = 0;
       }
     }
-    this.writePendingRows();
+    this.writeRows(rows);
   }
 
-  private writePendingRows(): void {
-    const rows = this.pendingRows;
+  /** Writes rows (key, value, timestamp, ...) one to a statement, and empties the list. */
+  private writeRows(rows: (Buffer | number)[]): void {
     for (let i = 0; i < rows.length; i += 3) this.upsertStatement.run(rows[i], rows[i + 1], rows[i + 2]);
     rows.length = 0;
   }
