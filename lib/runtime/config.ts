@@ -1,7 +1,7 @@
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ConfigError, type ExceptionHandlerConfig } from "../errors/index.ts";
-import { checkConnection, invalidGroupInstanceId, resolveKafkaClient, type KafkaClientName, type KafkaConnection } from "../kafka/index.ts";
+import { checkConnection, invalidGroupInstanceId, resolveKafkaClient, type Assignor, type GroupConsumerOptions, type KafkaClientName, type KafkaConnection } from "../kafka/index.ts";
 import type { Logger, MeterProvider, MetricsRecordingLevel, TracerProvider } from "../observability/index.ts";
 
 export type ProcessingGuarantee = "at_least_once" | "exactly_once";
@@ -229,7 +229,7 @@ export function resolveConfig(config: StreamsConfig): ResolvedConfig {
   positive("transactionTimeoutMs", resolved.transactionTimeoutMs);
   positive("maxBufferedRecordsPerPartition", resolved.maxBufferedRecordsPerPartition);
   positive("maxRecordsPerLoop", resolved.maxRecordsPerLoop);
-  positive("maxFetchBytesPerPartition", resolved.maxFetchBytesPerPartition);
+  positive("maxFetchBytesPerPartition", resolved.maxFetchBytesPerPartition, "bytes");
   if (!Number.isInteger(resolved.lingerMs) || resolved.lingerMs < 0) {
     throw new ConfigError(`lingerMs must be a whole number of milliseconds >= 0 (0 sends output after every pass of the loop), got ${JSON.stringify(resolved.lingerMs)}`);
   }
@@ -299,11 +299,23 @@ function resolveHttp(resolved: ResolvedConfig): void {
   }
 }
 
-function positive(name: string, value: unknown): void {
+function positive(name: string, value: unknown, unit = name.endsWith("Ms") ? "milliseconds" : "records"): void {
   if (typeof value !== "number" || !Number.isFinite(value) || value <= 0) {
-    const unit = name.endsWith("Ms") ? "milliseconds" : name.endsWith("BytesPerPartition") ? "bytes" : "records";
     throw new ConfigError(`${name} must be a positive number of ${unit}, got ${JSON.stringify(value)}`);
   }
+}
+
+/** The app's group member: the application id as group, read_committed under exactly-once. */
+export function groupConsumerOptionsOf(config: ResolvedConfig, assignor: Assignor): GroupConsumerOptions {
+  return {
+    groupId: config.applicationId,
+    readCommitted: config.processingGuarantee === "exactly_once",
+    sessionTimeoutMs: config.sessionTimeoutMs,
+    heartbeatIntervalMs: config.heartbeatIntervalMs,
+    maxBytesPerPartition: config.maxFetchBytesPerPartition,
+    ...(config.groupInstanceId !== null ? { groupInstanceId: config.groupInstanceId } : {}),
+    assignor,
+  };
 }
 
 export function connectionOf(config: ResolvedConfig, suffix = ""): KafkaConnection {

@@ -6,7 +6,7 @@ import type { Serde } from "../serdes/index.ts";
 import type { Topology } from "../topology/index.ts";
 import { AppObservability } from "./app-observability.ts";
 import { GroupMembership, type ClusterView } from "./assignment/index.ts";
-import { connectionOf, resolveConfig, type ResolvedConfig, type StreamsConfig } from "./config.ts";
+import { connectionOf, groupConsumerOptionsOf, resolveConfig, type ResolvedConfig, type StreamsConfig } from "./config.ts";
 import { ensureInternalTopics, planOnCluster, sourcePartitionCounts } from "./internal-topics.ts";
 import { Lifecycle, responseToUncaughtError, type AppState, type StateListener } from "./lifecycle.ts";
 import { retryWithBackoff } from "./retry.ts";
@@ -288,16 +288,7 @@ export class StreamsApp {
       runningTasks: () => this.activeTasks(),
       standbyOffsetSum: (id) => this.#thread?.standby(id)?.offsetSum(),
     }));
-    const exactlyOnce = config.processingGuarantee === "exactly_once";
-    const consumer = (this.#consumer = client.consumer({
-      groupId: config.applicationId,
-      readCommitted: exactlyOnce,
-      sessionTimeoutMs: config.sessionTimeoutMs,
-      heartbeatIntervalMs: config.heartbeatIntervalMs,
-      maxBytesPerPartition: config.maxFetchBytesPerPartition,
-      ...(config.groupInstanceId !== null ? { groupInstanceId: config.groupInstanceId } : {}),
-      assignor: membership.assignor,
-    }));
+    const consumer = (this.#consumer = client.consumer(groupConsumerOptionsOf(config, membership.assignor)));
     const thread = (this.#thread = await createStreamThread({
       topology,
       config,
@@ -320,7 +311,7 @@ export class StreamsApp {
     }));
     await consumer.connect();
     await consumer.subscribe(sourceSubscriptions(topology, config.applicationId), true);
-    await this.#global?.follow(client, config.applicationId, exactlyOnce, config.commitIntervalMs, (error) => this.#enterError(error));
+    await this.#global?.follow(client, config.applicationId, config.processingGuarantee === "exactly_once", config.commitIntervalMs, (error) => this.#enterError(error));
     const cleaner = (this.#cleaner = new StateCleaner(this.#stateDirectory!, config.stateCleanupDelayMs, this.#logger, () => [
       ...this.#assignedTasks,
       ...thread.tasks.keys(),
