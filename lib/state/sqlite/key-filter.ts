@@ -105,8 +105,8 @@ function set(layer: Layer, h1: number, h2: number): void {
   }
 }
 
-/** FNV-1a over the bytes, then a finalizer so the low bits (the ones probes use) are mixed. */
-function hash(key: Buffer): number {
+/** FNV-1a over the bytes, then a finalizer so the low bits (the ones probes and buckets use) are mixed. */
+export function hash(key: Buffer): number {
   let h = 0x811c9dc5;
   for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key[i]!, 0x01000193);
   return mix(h);

@@ -1,5 +1,6 @@
 import type Database from "better-sqlite3";
 import { KeyFilter } from "./key-filter.ts";
+import { LatestTimeBound } from "./latest-time-bound.ts";
 import { quoteIdentifier, type RestoreRecord, type TaskTable } from "./sql.ts";
 import { decodeTimeKeyedKey, type TimeKeyedKeyLayout } from "./time-keyed-key.ts";
 
@@ -57,7 +58,8 @@ export class SqliteTimeKeyedTable implements TaskTable {
   private readonly expireStatement: Database.Statement;
   private readonly maxTimeStatement: Database.Statement;
   private readonly maxTimestampStatement: Database.Statement;
-  private readonly queries = new Map<string, Database.Statement>();
+  /** `find`'s prepared queries by shape (findStatement). */
+  private readonly queries: (Database.Statement | undefined)[] = [];
   private readonly countAtStatement: Database.Statement;
   private readonly keysAtStatement: Database.Statement;
   // A Bloom filter of the keys of each time that `get` reads (a window start), so the read
@@ -67,6 +69,9 @@ export class SqliteTimeKeyedTable implements TaskTable {
   // errs towards "maybe" (deletes and rolled-back writes leave their keys in).
   private readonly keysAt = new Map<number, KeyFilter>();
   private readonly filterPointReads: boolean;
+  // The latest time of each key's rows (per hash bucket), so a scan of one key from a time
+  // after its rows, most of a session store's lookups, costs no SQLite query.
+  private readonly latestOfKey: LatestTimeBound;
 
   constructor(options: {
     db: Database.Database;
@@ -75,7 +80,10 @@ export class SqliteTimeKeyedTable implements TaskTable {
     layout: TimeKeyedKeyLayout;
     retentionMs: number;
     beforeWrite: () => void;
-    /** Whether `get` asks a filter of its time's keys first (for few distinct times, as window starts are). */
+    /**
+     * Whether `get` asks a filter of its time's keys first (for few distinct times, as window
+     * starts are); otherwise it asks the latest time of the key's rows.
+     */
     filterPointReads: boolean;
   }) {
     this.db = options.db;
@@ -99,6 +107,8 @@ export class SqliteTimeKeyedTable implements TaskTable {
     this.maxTimestampStatement = this.db.prepare(`SELECT max(timestamp) FROM ${this.table}`).pluck();
     this.countAtStatement = this.db.prepare(`SELECT count(*) FROM ${this.table} WHERE time = ?`).pluck();
     this.keysAtStatement = this.db.prepare(`SELECT key FROM ${this.table} WHERE time = ?`).pluck();
+    const latestTimes = this.db.prepare(`SELECT key, max(time) FROM ${this.table} GROUP BY key`).raw();
+    this.latestOfKey = new LatestTimeBound(() => latestTimes.iterate() as IterableIterator<[Buffer, number]>);
     this.observed = this.storedMaxTime();
     this.latestTimestamp = this.storedMaxTimestamp();
   }
@@ -124,7 +134,9 @@ export class SqliteTimeKeyedTable implements TaskTable {
   }
 
   get(key: Buffer, time: number, extra: number): { value: Buffer; timestampMs: number } | null {
-    if (time < this.minLiveTime || (this.filterPointReads && !this.keysAtTime(time).mightContain(key))) return null;
+    if (time < this.minLiveTime) return null;
+    // Window starts are few, so each has a filter of its keys; a session's end is any time.
+    if (this.filterPointReads ? !this.keysAtTime(time).mightContain(key) : !this.latestOfKey.mayHaveFrom(key, time)) return null;
     const row = this.getStatement.get(key, time, extra) as [Buffer, number] | undefined;
     return row === undefined ? null : { value: row[0], timestampMs: row[1] };
   }
@@ -138,6 +150,7 @@ export class SqliteTimeKeyedTable implements TaskTable {
     else {
       this.upsertStatement.run(key, time, extra, value, timestampMs);
       this.keysAt.get(time)?.add(key);
+      this.latestOfKey.add(key, time);
       if (timestampMs > this.latestTimestamp) this.latestTimestamp = timestampMs;
     }
     return true;
@@ -146,31 +159,14 @@ export class SqliteTimeKeyedTable implements TaskTable {
   find(query: TimeKeyedQuery): TimeKeyedRow[] {
     const from = Math.max(query.timeFrom, this.minLiveTime);
     if (from > query.timeTo) return [];
-    const where = ["time >= ?", "time <= ?"];
-    const params: (Buffer | number)[] = [from, query.timeTo];
-    if (query.key !== null) {
-      where.unshift("key = ?");
-      params.unshift(query.key);
-    }
-    if (query.extraTo !== undefined) {
-      where.push("extra <= ?");
-      params.push(query.extraTo);
-    }
-    const direction = query.reverse ? "DESC" : "ASC";
-    // One key's rows are ordered here, not by SQLite: an ORDER BY made the per-record
-    // lookups of session windows and stream-stream joins three times as slow, though the
-    // primary key's search already yields them in order (measured: 17 against 5 µs a query).
-    const order = query.key === null ? ` ORDER BY time ${direction}, key ${direction}, extra ${direction}` : "";
-    const sql = `SELECT key, time, extra, value, timestamp FROM ${this.table} WHERE ${where.join(" AND ")}${order}`;
-    let statement = this.queries.get(sql);
-    if (statement === undefined) {
-      statement = this.db.prepare(sql).raw();
-      this.queries.set(sql, statement);
-    }
-    const rows = statement.all(...params) as [Buffer, number, number, Buffer, number][];
+    const { key, extraTo, reverse } = query;
+    if (key !== null && !this.latestOfKey.mayHaveFrom(key, from)) return [];
+    const params: (Buffer | number)[] = key === null ? [from, query.timeTo] : [key, from, query.timeTo];
+    if (extraTo !== undefined) params.push(extraTo);
+    const rows = this.findStatement(key !== null, extraTo !== undefined, reverse).all(...params) as [Buffer, number, number, Buffer, number][];
     const found = rows.map(([key, time, extra, value, timestampMs]) => ({ key, time, extra, value, timestampMs }));
-    if (query.key !== null) {
-      const sign = query.reverse ? -1 : 1;
+    if (key !== null) {
+      const sign = reverse ? -1 : 1;
       found.sort((a, b) => sign * (a.time - b.time || a.extra - b.extra));
     }
     return found;
@@ -200,6 +196,7 @@ export class SqliteTimeKeyedTable implements TaskTable {
   clear(): void {
     this.db.prepare(`DELETE FROM ${this.table}`).run();
     this.keysAt.clear();
+    this.latestOfKey.reset();
   }
 
   restore(records: readonly RestoreRecord[]): void {
@@ -211,6 +208,7 @@ export class SqliteTimeKeyedTable implements TaskTable {
       else {
         this.upsertStatement.run(key, time, extra, r.value, r.timestamp);
         this.keysAt.get(time)?.add(key);
+        this.latestOfKey.add(key, time);
         if (r.timestamp > this.latestTimestamp) this.latestTimestamp = r.timestamp;
       }
     }
@@ -220,6 +218,7 @@ export class SqliteTimeKeyedTable implements TaskTable {
   reset(): void {
     // A filter built inside the discarded transaction may miss keys that came back with it.
     this.keysAt.clear();
+    this.latestOfKey.reset();
     this.observed = this.storedMaxTime();
     this.latestTimestamp = this.storedMaxTimestamp();
     this.cleanedUpTo = NO_TIME;
@@ -230,6 +229,24 @@ export class SqliteTimeKeyedTable implements TaskTable {
   }
 
   close(): void {}
+
+  /** The prepared query of one shape of `find` (by key or all keys, with or without an upper bound on extra, direction). */
+  private findStatement(byKey: boolean, boundsExtra: boolean, reverse: boolean): Database.Statement {
+    const shape = (byKey ? 4 : 0) + (boundsExtra ? 2 : 0) + (reverse ? 1 : 0);
+    let statement = this.queries[shape];
+    if (statement === undefined) {
+      const where = [...(byKey ? ["key = ?"] : []), "time >= ?", "time <= ?", ...(boundsExtra ? ["extra <= ?"] : [])];
+      const direction = reverse ? "DESC" : "ASC";
+      // One key's rows are ordered by `find`, not by SQLite: an ORDER BY made the per-record
+      // lookups of session windows and stream-stream joins three times as slow, though the
+      // primary key's search already yields them in order (measured: 17 against 5 µs a query).
+      const order = byKey ? "" : ` ORDER BY time ${direction}, key ${direction}, extra ${direction}`;
+      const sql = `SELECT key, time, extra, value, timestamp FROM ${this.table} WHERE ${where.join(" AND ")}${order}`;
+      statement = this.db.prepare(sql).raw();
+      this.queries[shape] = statement;
+    }
+    return statement;
+  }
 
   private keysAtTime(time: number): KeyFilter {
     let filter = this.keysAt.get(time);

@@ -156,15 +156,22 @@ export class CachingTimeKeyedStore implements TimeKeyedBytesStore, RecordContext
     return observed === NO_TIME ? NO_TIME : observed - this.retentionMs + 1;
   }
 
-  /** Writes a dirty entry down and tells the listener, in the record context of the write that made it. */
+  /**
+   * Writes a dirty entry down and tells the listener, in the record context of the write
+   * that made it. As in Kafka Streams, with a listener a delete of a row the table below
+   * never held (a session made and merged away within one interval) goes nowhere: no write,
+   * no changelog record, nothing downstream.
+   */
   private writeDown(entry: TimeKeyedCacheEntry): void {
     const { storeKey, time, extra, value, timestampMs } = entry;
-    const oldValue = this.listener !== null && this.sendOldValues ? this.storedValue(entry) : null;
+    const listener = this.listener;
+    const stored = listener !== null && (value === null || this.sendOldValues) ? this.storedValue(entry) : null;
     entry.stored = undefined;
+    if (listener !== null && value === null && stored === null) return;
     const previous = this.contexts?.swap(entry.context);
     try {
       this.inner.put(storeKey, time, extra, value, timestampMs);
-      this.listener?.({ key: storeKey, time, extra, newValue: value, oldValue, timestampMs });
+      listener?.({ key: storeKey, time, extra, newValue: value, oldValue: this.sendOldValues ? stored : null, timestampMs });
     } finally {
       this.contexts?.swap(previous);
     }

@@ -82,10 +82,38 @@ describe("session store", () => {
     store.put(session("k", 0, 20), "merged");
     expect(store.findSessions("k", 0, 100).map((e) => e.value)).toEqual(["merged"]);
     store.flush();
-    expect(fx.changelog("sessions").records.map((r) => r.value)).toEqual([null, "merged"]);
-    expect(flushed.map((r) => [r.key.window, r.newValue])).toEqual([
-      [{ startMs: 0, endMs: 10 }, null],
-      [{ startMs: 0, endMs: 20 }, "merged"],
+    // [0, 10] was made and merged away within the interval, never stored: as in Kafka
+    // Streams its delete goes nowhere, neither to the changelog nor downstream.
+    expect(fx.changelog("sessions").records.map((r) => r.value)).toEqual(["merged"]);
+    expect(flushed.map((r) => [r.key.window, r.newValue])).toEqual([[{ startMs: 0, endMs: 20 }, "merged"]]);
+    // A stored session merged away in a later interval is deleted everywhere.
+    store.remove(session("k", 0, 20));
+    store.put(session("k", 0, 30), "merged again");
+    store.flush();
+    expect(fx.changelog("sessions").records.map((r) => r.value)).toEqual(["merged", null, "merged again"]);
+    expect(flushed.slice(1).map((r) => [r.key.window, r.newValue])).toEqual([
+      [{ startMs: 0, endMs: 20 }, null],
+      [{ startMs: 0, endMs: 30 }, "merged again"],
     ]);
+    expect(store.fetch("k").map((e) => [e.key.window, e.value])).toEqual([[{ startMs: 0, endMs: 30 }, "merged again"]]);
+  });
+});
+
+describe("session store reads after a rollback", () => {
+  it("finds a session whose delete was rolled back, though the first lookup came after the delete", () => {
+    const fx = new StateFixture();
+    try {
+      const store = Stores.sessionStoreBuilder("sessions", { retentionMs: 100 }, stringSerde, stringSerde).build(fx.context);
+      store.put(session("k", 0, 10), "kept");
+      fx.database.commit();
+      store.remove(session("k", 0, 10));
+      // The first lookup of the table: its rows no longer hold "k".
+      expect(store.findSessions("other", 0, 100)).toEqual([]);
+      fx.database.rollback();
+      expect(store.findSessions("k", 0, 100).map((e) => e.value)).toEqual(["kept"]);
+      expect(store.fetchSession("k", 0, 10)).toBe("kept");
+    } finally {
+      fx.close();
+    }
   });
 });
