@@ -168,14 +168,9 @@ export class SqliteKeyValueTable implements TaskTable {
     this.keys.reset();
   }
 
+  /** Inside the restore's transaction, so putAll opens none. */
   restore(records: readonly RestoreRecord[]): void {
-    for (const r of records) {
-      if (r.value === null) this.deleteStatement.run(r.key);
-      else {
-        this.upsertStatement.run(r.key, r.value, r.timestamp);
-        this.keys.add(r.key);
-      }
-    }
+    this.putAll(records.map((r) => ({ key: r.key, value: r.value, timestampMs: r.timestamp })));
   }
 
   private scan(where: string[], params: Buffer[], reverse: boolean): KeyValueRow[] {

@@ -7,6 +7,7 @@ import type {
   TimeKeyedFlushListener,
   TimeKeyedQuery,
   TimeKeyedRow,
+  TimeKeyedWrite,
 } from "./time-keyed-bytes-store.ts";
 
 interface TimeKeyedCacheEntry extends CacheEntry {
@@ -23,6 +24,7 @@ interface TimeKeyedCacheEntry extends CacheEntry {
 }
 
 const NO_TIME = Number.MIN_SAFE_INTEGER;
+const EMPTY: Buffer = Buffer.alloc(0);
 
 /**
  * The write-back cache of a window or session store: the same contract as the key-value
@@ -47,6 +49,13 @@ export class CachingTimeKeyedStore implements TimeKeyedBytesStore, RecordContext
   private cachedObserved = NO_TIME;
   /** The largest record timestamp of writes still in the cache. */
   private cachedLatestTimestamp = NO_TIME;
+  // The last row addressed, so that an update (a read of a window, then its write) encodes
+  // the address and its Map key once.
+  private lastKey: Buffer | null = null;
+  private lastTime = 0;
+  private lastExtra = 0;
+  private lastAddress: Buffer = EMPTY;
+  private lastMapKey = "";
 
   constructor(inner: TimeKeyedBytesStore, maxBytes: number, layout: TimeKeyedKeyLayout) {
     this.inner = inner;
@@ -82,8 +91,8 @@ export class CachingTimeKeyedStore implements TimeKeyedBytesStore, RecordContext
 
   get(key: Buffer, time: number, extra: number): ValueAndTimestamp<Buffer> | null {
     if (time < this.minLiveTime()) return null;
-    const address = encodeTimeKeyedKey(this.layout, key, time, extra);
-    const mapKey = bytesToMapKey(address);
+    const address = this.addressOf(key, time, extra);
+    const mapKey = this.lastMapKey;
     const cached = this.cache.get(mapKey);
     if (cached !== undefined) return cached.value === null ? null : { value: cached.value, timestampMs: cached.timestampMs };
     const stored = this.inner.get(key, time, extra);
@@ -106,11 +115,11 @@ export class CachingTimeKeyedStore implements TimeKeyedBytesStore, RecordContext
   put(key: Buffer, time: number, extra: number, value: Buffer | null, timestampMs: number): boolean {
     if (time > this.cachedObserved) this.cachedObserved = time;
     if (time < this.minLiveTime()) return false;
-    const address = encodeTimeKeyedKey(this.layout, key, time, extra);
     if (!this.holdsWrites) return this.inner.put(key, time, extra, value, timestampMs);
+    const address = this.addressOf(key, time, extra);
+    const mapKey = this.lastMapKey;
     if (value !== null && timestampMs > this.cachedLatestTimestamp) this.cachedLatestTimestamp = timestampMs;
     const context = this.contexts?.capture() ?? null;
-    const mapKey = bytesToMapKey(address);
     const previous = this.cache.get(mapKey);
     const stored = previous === undefined ? undefined : previous.dirty ? previous.stored : previous.value;
     this.cache.put(mapKey, { key: address, storeKey: key, time, extra, value, timestampMs, dirty: true, context, stored });
@@ -126,8 +135,26 @@ export class CachingTimeKeyedStore implements TimeKeyedBytesStore, RecordContext
     return mergeDirty(stored, dirty, from, query.reverse);
   }
 
+  putAll(writes: readonly TimeKeyedWrite[]): boolean[] {
+    return writes.map((w) => this.put(w.key, w.time, w.extra, w.value, w.timestampMs));
+  }
+
+  // The entries go down in one putAll (SQLite writes them many to a statement), then
+  // downstream hears of each in order, as in the key-value cache. Each old value is judged
+  // by the stream time the writes before it reached, as written one by one.
   flush(): void {
-    for (const entry of this.cache.takeDirty()) this.writeDown(entry);
+    const written: TimeKeyedCacheEntry[] = [];
+    const oldValues: (Buffer | null)[] = [];
+    let observed = this.inner.observedStreamTimeMs;
+    for (const entry of this.cache.takeDirty()) {
+      const stored = this.takeStored(entry, observed);
+      if (stored === undefined) continue;
+      written.push(entry);
+      oldValues.push(stored);
+      if (entry.time > observed) observed = entry.time;
+    }
+    this.inner.putAll(written.map((e) => ({ key: e.storeKey, time: e.time, extra: e.extra, value: e.value, timestampMs: e.timestampMs })));
+    written.forEach((entry, i) => this.tell(entry, oldValues[i] ?? null));
     this.inner.flush();
   }
 
@@ -143,12 +170,37 @@ export class CachingTimeKeyedStore implements TimeKeyedBytesStore, RecordContext
     this.inner.close();
   }
 
-  /** What the table below holds for the entry's row now (as its get would answer). */
-  private storedValue(entry: TimeKeyedCacheEntry): Buffer | null {
-    if (entry.stored === undefined) return this.inner.get(entry.storeKey, entry.time, entry.extra)?.value ?? null;
-    const observed = this.inner.observedStreamTimeMs;
+  /**
+   * For a dirty entry about to go down, at the table's stream time `observed`: the value the
+   * table holds for its row (null where the listener does not need it), or undefined when
+   * there is nothing to write. As in Kafka Streams, with a listener a delete of a row the
+   * table never held (a session made and merged away within one interval) goes nowhere: no
+   * write, no changelog record, nothing downstream.
+   */
+  private takeStored(entry: TimeKeyedCacheEntry, observed: number): Buffer | null | undefined {
+    const listener = this.listener;
+    const stored = listener !== null && (entry.value === null || this.sendOldValues) ? this.storedValue(entry, observed) : null;
+    entry.stored = undefined;
+    return listener !== null && entry.value === null && stored === null ? undefined : stored;
+  }
+
+  /** What the table below holds for the entry's row (as its get would answer at `observed`). */
+  private storedValue(entry: TimeKeyedCacheEntry, observed: number): Buffer | null {
     // A row the table's retention has passed reads as absent there.
-    return observed !== NO_TIME && entry.time < observed - this.retentionMs + 1 ? null : entry.stored;
+    if (observed !== NO_TIME && entry.time < observed - this.retentionMs + 1) return null;
+    return entry.stored !== undefined ? entry.stored : (this.inner.get(entry.storeKey, entry.time, entry.extra)?.value ?? null);
+  }
+
+  /** The encoded address of a row; its Map key is then `lastMapKey`. */
+  private addressOf(key: Buffer, time: number, extra: number): Buffer {
+    if (key !== this.lastKey || time !== this.lastTime || extra !== this.lastExtra) {
+      this.lastKey = key;
+      this.lastTime = time;
+      this.lastExtra = extra;
+      this.lastAddress = encodeTimeKeyedKey(this.layout, key, time, extra);
+      this.lastMapKey = bytesToMapKey(this.lastAddress);
+    }
+    return this.lastAddress;
   }
 
   private minLiveTime(): number {
@@ -156,22 +208,22 @@ export class CachingTimeKeyedStore implements TimeKeyedBytesStore, RecordContext
     return observed === NO_TIME ? NO_TIME : observed - this.retentionMs + 1;
   }
 
-  /**
-   * Writes a dirty entry down and tells the listener, in the record context of the write
-   * that made it. As in Kafka Streams, with a listener a delete of a row the table below
-   * never held (a session made and merged away within one interval) goes nowhere: no write,
-   * no changelog record, nothing downstream.
-   */
+  /** Writes an evicted dirty entry down and tells the listener. */
   private writeDown(entry: TimeKeyedCacheEntry): void {
-    const { storeKey, time, extra, value, timestampMs } = entry;
+    const stored = this.takeStored(entry, this.inner.observedStreamTimeMs);
+    if (stored === undefined) return;
+    this.inner.put(entry.storeKey, entry.time, entry.extra, entry.value, entry.timestampMs);
+    this.tell(entry, stored);
+  }
+
+  /** Tells the listener of a flushed entry, in the record context of the write that made it. */
+  private tell(entry: TimeKeyedCacheEntry, stored: Buffer | null): void {
     const listener = this.listener;
-    const stored = listener !== null && (value === null || this.sendOldValues) ? this.storedValue(entry) : null;
-    entry.stored = undefined;
-    if (listener !== null && value === null && stored === null) return;
+    if (listener === null) return;
     const previous = this.contexts?.swap(entry.context);
     try {
-      this.inner.put(storeKey, time, extra, value, timestampMs);
-      listener?.({ key: storeKey, time, extra, newValue: value, oldValue: this.sendOldValues ? stored : null, timestampMs });
+      const { storeKey, time, extra, value, timestampMs } = entry;
+      listener({ key: storeKey, time, extra, newValue: value, oldValue: this.sendOldValues ? stored : null, timestampMs });
     } finally {
       this.contexts?.swap(previous);
     }
