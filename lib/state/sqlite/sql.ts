@@ -17,6 +17,8 @@ export interface TaskTable {
   restore(records: readonly RestoreRecord[]): void;
   /** Deletes every row (inside the caller's transaction). */
   clear(): void;
+  /** Writes what the table holds back from SQLite; called before each commit. */
+  writeHeld?(): void;
   /** Re-reads anything the table keeps in memory, after its rows were rolled back. */
   reset?(): void;
 }

@@ -113,6 +113,7 @@ export class TaskDatabase {
     if (!this.writing && checkpoints.length === 0) return;
     this.beginWrite();
     try {
+      for (const { table } of this.tables.values()) table.writeHeld?.();
       for (const c of checkpoints) {
         this.writeCheckpointStatement.run(c.store, c.topic, c.partition, c.offset);
       }

@@ -57,6 +57,11 @@ export class SqliteTimeKeyedTable implements TaskTable {
   // The latest time of each key's rows (per hash bucket), so a scan of one key from a time
   // after its rows, most of a session store's lookups, costs no SQLite query.
   private readonly latestOfKey: LatestTimeBound;
+  // Upserts held back (key, time, extra, value, timestamp, ...) until UPSERT_BATCH of them
+  // fill one statement, or until anything reads, deletes or commits: a stream-stream join's
+  // store is written once per record and read only by the other side's records, so its
+  // writes go many to a statement too.
+  private readonly held: (Buffer | number)[] = [];
 
   constructor(options: {
     db: Database.Database;
@@ -96,7 +101,10 @@ export class SqliteTimeKeyedTable implements TaskTable {
     this.countAtStatement = this.db.prepare(`SELECT count(*) FROM ${this.table} WHERE time = ?`).pluck();
     this.keysAtStatement = this.db.prepare(`SELECT key FROM ${this.table} WHERE time = ?`).pluck();
     const latestTimes = this.db.prepare(`SELECT key, max(time) FROM ${this.table} GROUP BY key`).raw();
-    this.latestOfKey = new LatestTimeBound(() => latestTimes.iterate() as IterableIterator<[Buffer, number]>);
+    this.latestOfKey = new LatestTimeBound(() => {
+      this.writeHeld(); // a scan must see every row written
+      return latestTimes.iterate() as IterableIterator<[Buffer, number]>;
+    });
     this.observed = this.storedMaxTime();
     this.latestTimestamp = this.storedMaxTimestamp();
   }
@@ -123,6 +131,7 @@ export class SqliteTimeKeyedTable implements TaskTable {
 
   get(key: Buffer, time: number, extra: number): { value: Buffer; timestampMs: number } | null {
     if (time < this.minLiveTime) return null;
+    this.writeHeld();
     // Window starts are few, so each has a filter of its keys; a session's end is any time.
     if (this.filterPointReads ? !this.keysAtTime(time).mightContain(key) : !this.latestOfKey.mayHaveFrom(key, time)) return null;
     const row = this.getStatement.get(key, time, extra) as [Buffer, number] | undefined;
@@ -134,52 +143,40 @@ export class SqliteTimeKeyedTable implements TaskTable {
     if (time > this.observed) this.observed = time;
     if (time < this.minLiveTime) return false;
     this.beforeWrite();
-    if (value === null) this.deleteStatement.run(key, time, extra);
-    else {
-      this.upsertStatement.run(key, time, extra, value, timestampMs);
-      this.noteWritten(key, time, timestampMs);
-    }
+    if (value === null) {
+      this.writeHeld();
+      this.deleteStatement.run(key, time, extra);
+    } else this.hold(key, time, extra, value, timestampMs);
     return true;
   }
 
   /**
-   * Writes rows in order as `put` would one by one (each advances the stream time the next
-   * is judged by) and returns which were applied: a cache flush writes all its entries
-   * here, and a restore its batch. Upserts go UPSERT_BATCH to a statement (one statement per
-   * row cost about twice the time per row, as in the key-value table); a delete first writes
-   * the rows before it, so a row written and deleted in one call ends deleted.
+   * Writes rows in order, as `put` one by one (each advances the stream time the next is
+   * judged by), and returns which were applied: a cache flush writes all its entries here,
+   * and a restore its batch. Upserts go UPSERT_BATCH to a statement (one statement per row
+   * cost about twice the time per row, as in the key-value table); a delete first writes the
+   * ones held back, so a row written and deleted in one call ends deleted.
    */
   putAll(writes: readonly TimeKeyedWrite[]): boolean[] {
-    const applied: boolean[] = [];
-    const rows: (Buffer | number)[] = [];
-    for (const w of writes) {
-      if (w.time > this.observed) this.observed = w.time;
-      const live = w.time >= this.minLiveTime;
-      applied.push(live);
-      if (!live) continue;
-      this.beforeWrite();
-      if (w.value === null) {
-        this.writeRows(rows);
-        this.deleteStatement.run(w.key, w.time, w.extra);
-        continue;
-      }
-      rows.push(w.key, w.time, w.extra, w.value, w.timestampMs);
-      this.noteWritten(w.key, w.time, w.timestampMs);
-      if (rows.length === UPSERT_BATCH * UPSERT_COLUMNS) {
-        this.batchUpsertStatement.run(rows);
-        rows.length = 0;
-      }
-    }
-    this.writeRows(rows);
-    return applied;
+    return writes.map((w) => this.put(w.key, w.time, w.extra, w.value, w.timestampMs));
   }
 
+  /** Writes the upserts held back; the task database calls it before it commits. */
+  writeHeld(): void {
+    const held = this.held;
+    if (held.length === 0) return;
+    for (let i = 0; i < held.length; i += UPSERT_COLUMNS) {
+      this.upsertStatement.run(held[i], held[i + 1], held[i + 2], held[i + 3], held[i + 4]);
+    }
+    held.length = 0;
+  }
 
   find(query: TimeKeyedQuery): TimeKeyedRow[] {
     const from = Math.max(query.timeFrom, this.minLiveTime);
     if (from > query.timeTo) return [];
     const { key, extraTo, reverse } = query;
     if (key !== null && !this.latestOfKey.mayHaveFrom(key, from)) return [];
+    this.writeHeld();
     const params: (Buffer | number)[] = key === null ? [from, query.timeTo] : [key, from, query.timeTo];
     if (extraTo !== undefined) params.push(extraTo);
     const rows = this.findStatement(key !== null, extraTo !== undefined, reverse).all(...params) as [Buffer, number, number, Buffer, number][];
@@ -193,11 +190,13 @@ export class SqliteTimeKeyedTable implements TaskTable {
 
   /** Rows on disk, expired ones not yet removed included. */
   countRows(): number {
+    this.writeHeld();
     return this.db.prepare(`SELECT count(*) FROM ${this.table}`).pluck().get() as number;
   }
 
   /** The largest `extra` stored for any row (the next duplicate sequence number starts after it). */
   maxExtra(): number {
+    this.writeHeld();
     const max = this.db.prepare(`SELECT max(extra) FROM ${this.table}`).pluck().get() as number | null;
     return max ?? -1;
   }
@@ -207,12 +206,14 @@ export class SqliteTimeKeyedTable implements TaskTable {
     // Skipping unchanged cutoffs keeps a flush with nothing new from opening a transaction.
     if (cutoff === NO_TIME || cutoff <= this.cleanedUpTo) return;
     this.beforeWrite();
+    this.writeHeld();
     this.expireStatement.run(cutoff);
     this.cleanedUpTo = cutoff;
     for (const time of this.keysAt.keys()) if (time < cutoff) this.keysAt.delete(time);
   }
 
   clear(): void {
+    this.held.length = 0;
     this.db.prepare(`DELETE FROM ${this.table}`).run();
     this.keysAt.clear();
     this.latestOfKey.reset();
@@ -221,10 +222,12 @@ export class SqliteTimeKeyedTable implements TaskTable {
   /** Inside the restore's transaction, so putAll opens none. */
   restore(records: readonly RestoreRecord[]): void {
     this.putAll(records.map((r) => ({ ...decodeTimeKeyedKey(this.layout, r.key), value: r.value, timestampMs: r.timestamp })));
+    this.writeHeld();
   }
 
   /** After a rollback the stream time must not stay ahead of the rows that remain. */
   reset(): void {
+    this.held.length = 0; // never reached SQLite: discarded with the transaction
     // A filter built inside the discarded transaction may miss keys that came back with it.
     this.keysAt.clear();
     this.latestOfKey.reset();
@@ -257,12 +260,15 @@ export class SqliteTimeKeyedTable implements TaskTable {
     return statement;
   }
 
-  /** Writes rows (key, time, extra, value, timestamp, ...) one to a statement, and empties the list. */
-  private writeRows(rows: (Buffer | number)[]): void {
-    for (let i = 0; i < rows.length; i += UPSERT_COLUMNS) {
-      this.upsertStatement.run(rows[i], rows[i + 1], rows[i + 2], rows[i + 3], rows[i + 4]);
+  /** Holds an upsert back, writing the held ones once they fill a statement. */
+  private hold(key: Buffer, time: number, extra: number, value: Buffer, timestampMs: number): void {
+    const held = this.held;
+    held.push(key, time, extra, value, timestampMs);
+    this.noteWritten(key, time, timestampMs);
+    if (held.length === UPSERT_BATCH * UPSERT_COLUMNS) {
+      this.batchUpsertStatement.run(held);
+      held.length = 0;
     }
-    rows.length = 0;
   }
 
   /** What the in-memory summaries learn of a row written with a value. */
@@ -276,7 +282,10 @@ export class SqliteTimeKeyedTable implements TaskTable {
     let filter = this.keysAt.get(time);
     if (filter === undefined) {
       filter = new KeyFilter(
-        () => this.countAtStatement.get(time) as number,
+        () => {
+          this.writeHeld(); // a scan must see every row written
+          return this.countAtStatement.get(time) as number;
+        },
         () => this.keysAtStatement.iterate(time) as IterableIterator<Buffer>,
         TIME_FILTER_MIN_KEYS,
       );
