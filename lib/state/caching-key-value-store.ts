@@ -40,7 +40,7 @@ export class CachingKeyValueStore implements BytesKeyValueStore, RecordContextKe
     this.inner = inner;
     this.name = inner.name;
     this.persistent = inner.persistent;
-    this.cache = new RecordCache(maxBytes, (entry) => this.writeDown(entry));
+    this.cache = new RecordCache(maxBytes, (entry) => this.writeEntries([entry, ...this.cache.takeDirty()]));
   }
 
   /** False with a budget of 0: every write goes straight down, and whoever writes forwards. */
@@ -113,13 +113,20 @@ export class CachingKeyValueStore implements BytesKeyValueStore, RecordContextKe
     return this.inner.approximateNumEntries() + this.cache.dirtyEntries((e) => e.value !== null).length;
   }
 
-  // The entries go down in one putAll (SQLite writes them many to a statement), then
-  // downstream hears of each in order. Reads cannot tell the difference: the cache holds
-  // every flushed value, so no read of these keys reaches the store below meanwhile.
   flush(): void {
+    this.writeEntries(this.cache.takeDirty());
+    this.inner.flush();
+  }
+
+  // Dirty entries go down at a flush, and, as in Kafka Streams, when a dirty one is evicted
+  // (then all of them, the evicted one first). They go down in one putAll (SQLite writes
+  // them many to a statement), then downstream hears of each in order. Reads cannot tell
+  // the difference: the cache holds every value written down (clean) but an evicted one,
+  // which the store below holds before anyone can read it.
+  private writeEntries(entries: readonly KeyValueCacheEntry[]): void {
     const written: KeyValueCacheEntry[] = [];
     const oldValues: (Buffer | null)[] = [];
-    for (const entry of this.cache.takeDirty()) {
+    for (const entry of entries) {
       const stored = this.takeStored(entry);
       if (stored === undefined) continue;
       written.push(entry);
@@ -128,7 +135,6 @@ export class CachingKeyValueStore implements BytesKeyValueStore, RecordContextKe
     this.inner.putAll(written);
     const listener = this.listener;
     if (listener !== null) written.forEach((entry, i) => this.tell(listener, entry, oldValues[i] ?? null));
-    this.inner.flush();
   }
 
   /** Drops every cached entry, dirty ones included (after a rollback or a restore). */
@@ -163,14 +169,6 @@ export class CachingKeyValueStore implements BytesKeyValueStore, RecordContextKe
     // Absent keys are cached too: aggregations look up new keys all the time.
     if (this.cache.maxBytes > 0) this.cache.put(mapKey, entry);
     return entry;
-  }
-
-  /** Writes an evicted dirty entry down and tells the listener. */
-  private writeDown(entry: KeyValueCacheEntry): void {
-    const stored = this.takeStored(entry);
-    if (stored === undefined) return;
-    this.inner.put(entry.key, entry.value, entry.timestampMs);
-    if (this.listener !== null) this.tell(this.listener, entry, stored);
   }
 
   /**

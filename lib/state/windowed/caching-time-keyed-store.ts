@@ -63,7 +63,11 @@ export class CachingTimeKeyedStore implements TimeKeyedBytesStore, RecordContext
     this.name = inner.name;
     this.persistent = inner.persistent;
     this.retentionMs = inner.retentionMs;
-    this.cache = new RecordCache(maxBytes, (entry) => this.writeDown(entry), (entry) => bytesToMapKey(entry.storeKey));
+    this.cache = new RecordCache(
+      maxBytes,
+      (entry) => this.writeEntries([entry, ...this.cache.takeDirty()]),
+      (entry) => bytesToMapKey(entry.storeKey),
+    );
   }
 
   /** False with a budget of 0: every write goes straight down, and whoever writes forwards. */
@@ -139,14 +143,20 @@ export class CachingTimeKeyedStore implements TimeKeyedBytesStore, RecordContext
     return writes.map((w) => this.put(w.key, w.time, w.extra, w.value, w.timestampMs));
   }
 
-  // The entries go down in one putAll (SQLite writes them many to a statement), then
-  // downstream hears of each in order, as in the key-value cache. Each old value is judged
-  // by the stream time the writes before it reached, as written one by one.
   flush(): void {
+    this.writeEntries(this.cache.takeDirty());
+    this.inner.flush();
+  }
+
+  // Dirty entries go down at a flush and when a dirty one is evicted (then all of them, the
+  // evicted one first), in one putAll, then downstream hears of each in order, as in the
+  // key-value cache. Each old value is judged by the stream time the writes before it
+  // reached, as written one by one.
+  private writeEntries(entries: readonly TimeKeyedCacheEntry[]): void {
     const written: TimeKeyedCacheEntry[] = [];
     const oldValues: (Buffer | null)[] = [];
     let observed = this.inner.observedStreamTimeMs;
-    for (const entry of this.cache.takeDirty()) {
+    for (const entry of entries) {
       const stored = this.takeStored(entry, observed);
       if (stored === undefined) continue;
       written.push(entry);
@@ -155,7 +165,6 @@ export class CachingTimeKeyedStore implements TimeKeyedBytesStore, RecordContext
     }
     this.inner.putAll(written.map((e) => ({ key: e.storeKey, time: e.time, extra: e.extra, value: e.value, timestampMs: e.timestampMs })));
     written.forEach((entry, i) => this.tell(entry, oldValues[i] ?? null));
-    this.inner.flush();
   }
 
   /** Drops every cached entry, dirty ones included (after a rollback or a restore). */
@@ -206,14 +215,6 @@ export class CachingTimeKeyedStore implements TimeKeyedBytesStore, RecordContext
   private minLiveTime(): number {
     const observed = this.observedStreamTimeMs;
     return observed === NO_TIME ? NO_TIME : observed - this.retentionMs + 1;
-  }
-
-  /** Writes an evicted dirty entry down and tells the listener. */
-  private writeDown(entry: TimeKeyedCacheEntry): void {
-    const stored = this.takeStored(entry, this.inner.observedStreamTimeMs);
-    if (stored === undefined) return;
-    this.inner.put(entry.storeKey, entry.time, entry.extra, entry.value, entry.timestampMs);
-    this.tell(entry, stored);
   }
 
   /** Tells the listener of a flushed entry, in the record context of the write that made it. */

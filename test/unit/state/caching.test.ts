@@ -96,7 +96,7 @@ describe("caching layer", () => {
     expect(store.setFlushListener(() => {})).toBe(false);
   });
 
-  it("evicts and flushes the oldest dirty entries when over its byte budget", () => {
+  it("evicts the oldest entry when over its byte budget, and writes every dirty one down when it was dirty, as Kafka Streams", () => {
     // Each entry costs its key and value bytes plus a fixed overhead of 96 bytes.
     const entryBytes = 2 + 3 + 96;
     const store = cachedStore(entryBytes * 3);
@@ -105,13 +105,21 @@ describe("caching layer", () => {
     store.put("k1", "v12"); // k1 becomes the newest
     store.put("k3", "v31");
     expect(flushed).toEqual([]);
-    store.put("k4", "v41"); // over budget by one entry: the oldest write, k2, goes
-    expect(flushed.map((r) => [r.key, r.newValue])).toEqual([["k2", "v21"]]);
-    expect(fx.changelog("kv").records.map((r) => r.key)).toEqual(["k2"]);
-    store.put("k5", "v51"); // then k1
-    expect(flushed.map((r) => r.key)).toEqual(["k2", "k1"]);
+    // Over budget by one entry: the oldest write, k2, leaves; it was dirty, so every dirty
+    // entry goes down with it, the evicted one first, then in the order of their last write.
+    store.put("k4", "v41");
+    expect(flushed.map((r) => [r.key, r.newValue])).toEqual([
+      ["k2", "v21"],
+      ["k1", "v12"],
+      ["k3", "v31"],
+      ["k4", "v41"],
+    ]);
+    expect(fx.changelog("kv").records.map((r) => r.key)).toEqual(["k2", "k1", "k3", "k4"]);
+    store.put("k5", "v51"); // then k1 leaves, clean: nothing goes down
+    expect(flushed).toHaveLength(4);
     // Evicted entries are still readable (from SQLite) and not flushed twice.
     expect(store.get("k2")).toBe("v21");
+    expect(store.get("k1")).toBe("v12");
     store.flush();
     expect(flushed.map((r) => r.key)).toEqual(["k2", "k1", "k3", "k4", "k5"]);
   });

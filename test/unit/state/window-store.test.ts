@@ -94,6 +94,27 @@ describe("window store", () => {
     }
   });
 
+  it("with a cache, an evicted dirty window writes every dirty window down, the evicted one first (as Kafka Streams)", () => {
+    // Three windows fit: key "k" + 12 bytes of address, one-byte values, 96 bytes of overhead each.
+    const store = Stores.windowStoreBuilder("win", options, stringSerde, stringSerde).withCachingEnabled(3 * (1 + 12 + 1 + 96)).build(fx.context);
+    const flushed: CacheFlushRecord<Windowed<string>, string>[] = [];
+    store.setFlushListener((r) => flushed.push(r), false);
+    store.put("k", "a", 10);
+    store.put("k", "b", 20);
+    store.put("k", "c", 10); // window 10 becomes the newest write
+    store.put("k", "d", 30);
+    expect(flushed).toEqual([]);
+    store.put("k", "e", 40); // window 20 leaves, dirty: all go down
+    expect(flushed.map((r) => [r.key.window.startMs, r.newValue])).toEqual([
+      [20, "b"],
+      [10, "c"],
+      [30, "d"],
+      [40, "e"],
+    ]);
+    expect(fx.changelog("win").records.map((r) => r.value)).toEqual(["b", "c", "d", "e"]);
+    expect(store.fetch("k", 0, 100).map((w) => w.value)).toEqual(["c", "b", "d", "e"]);
+  });
+
   it("with a cache, collapses updates of one window into one changelog write and one flush call", () => {
     const store = build(true);
     const flushed: CacheFlushRecord<Windowed<string>, string>[] = [];
