@@ -131,9 +131,9 @@ export class SqliteTimeKeyedTable implements TaskTable {
 
   get(key: Buffer, time: number, extra: number): { value: Buffer; timestampMs: number } | null {
     if (time < this.minLiveTime) return null;
-    this.writeHeld();
     // Window starts are few, so each has a filter of its keys; a session's end is any time.
     if (this.filterPointReads ? !this.keysAtTime(time).mightContain(key) : !this.latestOfKey.mayHaveFrom(key, time)) return null;
+    this.writeHeld();
     const row = this.getStatement.get(key, time, extra) as [Buffer, number] | undefined;
     return row === undefined ? null : { value: row[0], timestampMs: row[1] };
   }
