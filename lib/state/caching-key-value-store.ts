@@ -40,7 +40,7 @@ export class CachingKeyValueStore implements BytesKeyValueStore, RecordContextKe
     this.inner = inner;
     this.name = inner.name;
     this.persistent = inner.persistent;
-    this.cache = new RecordCache(maxBytes, (entry) => this.writeEntries([entry, ...this.cache.takeDirty()]));
+    this.cache = new RecordCache(maxBytes, (entries) => this.writeEntries(entries));
   }
 
   /** False with a budget of 0: every write goes straight down, and whoever writes forwards. */
@@ -118,9 +118,9 @@ export class CachingKeyValueStore implements BytesKeyValueStore, RecordContextKe
     this.inner.flush();
   }
 
-  // Dirty entries go down at a flush, and, as in Kafka Streams, when a dirty one is evicted
-  // (then all of them, the evicted one first). They go down in one putAll (SQLite writes
-  // them many to a statement), then downstream hears of each in order. Reads cannot tell
+  // Dirty entries go down at a flush and when a dirty one is evicted (record-cache.ts), in
+  // one putAll (SQLite writes them many to a statement), then downstream hears of each in
+  // order. Reads cannot tell
   // the difference: the cache holds every value written down (clean) but an evicted one,
   // which the store below holds before anyone can read it.
   private writeEntries(entries: readonly KeyValueCacheEntry[]): void {

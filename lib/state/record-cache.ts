@@ -4,8 +4,10 @@
  * Entries are kept in the order of their last write, which is both the eviction order
  * and the order dirty entries are flushed in, so that downstream sees updates in the order they were last made. Entries loaded by reads are
  * clean; writes make them dirty until the next flush. When the budget is exceeded the
- * oldest entries leave first, and a dirty one is handed to `onEvictDirty` on its way out,
- * so nothing written is lost, only emitted before the commit.
+ * oldest entries leave first; when one leaving is dirty, it and every other dirty entry
+ * (marked clean, still cached) are handed to `onEvictDirty`, the evicted one first, as
+ * Kafka Streams' named cache flushes on such an eviction. Nothing written is lost, only
+ * emitted before the commit.
  */
 
 export interface CacheEntry {
@@ -51,13 +53,13 @@ export class RecordCache<E extends CacheEntry> {
   private readonly slots = new Map<string, Slot<E>>();
   private oldest: Slot<E> | null = null;
   private newest: Slot<E> | null = null;
-  private readonly onEvictDirty: (entry: E) => void;
+  private readonly onEvictDirty: (entries: E[]) => void;
   private bytes = 0;
   private dirty = 0;
   private readonly groupOf: ((entry: E) => string) | null;
   private readonly dirtyByGroup = new Map<string, Set<Slot<E>>>();
 
-  constructor(maxBytes: number, onEvictDirty: (entry: E) => void, groupOf: ((entry: E) => string) | null = null) {
+  constructor(maxBytes: number, onEvictDirty: (entries: E[]) => void, groupOf: ((entry: E) => string) | null = null) {
     this.maxBytes = maxBytes;
     this.onEvictDirty = onEvictDirty;
     this.groupOf = groupOf;
@@ -165,7 +167,7 @@ export class RecordCache<E extends CacheEntry> {
       if (entry.dirty) {
         this.leaveGroup(slot);
         entry.dirty = false;
-        this.onEvictDirty(entry);
+        this.onEvictDirty([entry, ...this.takeDirty()]);
       }
     }
   }

@@ -1,19 +1,10 @@
-/** The rows, writes and queries of a window or session table (time-keyed-table.ts). */
+/** The rows and queries of a window or session table (time-keyed-table.ts). */
 
 export interface TimeKeyedRow {
   key: Buffer;
   time: number;
   extra: number;
   value: Buffer;
-  timestampMs: number;
-}
-
-/** A write of one row (a null value deletes), as `putAll` takes them. */
-export interface TimeKeyedWrite {
-  key: Buffer;
-  time: number;
-  extra: number;
-  value: Buffer | null;
   timestampMs: number;
 }
 

@@ -3,9 +3,9 @@ import { KeyFilter } from "./key-filter.ts";
 import { LatestTimeBound } from "./latest-time-bound.ts";
 import { quoteIdentifier, type RestoreRecord, type TaskTable } from "./sql.ts";
 import { decodeTimeKeyedKey, type TimeKeyedKeyLayout } from "./time-keyed-key.ts";
-import type { TimeKeyedQuery, TimeKeyedRow, TimeKeyedWrite } from "./time-keyed-rows.ts";
+import type { TimeKeyedQuery, TimeKeyedRow } from "./time-keyed-rows.ts";
 
-/** Rows per multi-row upsert statement of `putAll` and restore. */
+/** Rows per multi-row upsert statement of the held writes. */
 const UPSERT_BATCH = 64;
 const UPSERT_COLUMNS = 5;
 
@@ -58,9 +58,10 @@ export class SqliteTimeKeyedTable implements TaskTable {
   // after its rows, most of a session store's lookups, costs no SQLite query.
   private readonly latestOfKey: LatestTimeBound;
   // Upserts held back (key, time, extra, value, timestamp, ...) until UPSERT_BATCH of them
-  // fill one statement, or until anything reads, deletes or commits: a stream-stream join's
-  // store is written once per record and read only by the other side's records, so its
-  // writes go many to a statement too.
+  // fill one statement (one statement per row cost about twice the time per row, as in the
+  // key-value table), or until anything reads, deletes or commits: a cache flush, a restore
+  // and a stream-stream join's store (written once per record, read only by the other
+  // side's records) all write many rows to a statement.
   private readonly held: (Buffer | number)[] = [];
 
   constructor(options: {
@@ -150,17 +151,6 @@ export class SqliteTimeKeyedTable implements TaskTable {
     return true;
   }
 
-  /**
-   * Writes rows in order, as `put` one by one (each advances the stream time the next is
-   * judged by), and returns which were applied: a cache flush writes all its entries here,
-   * and a restore its batch. Upserts go UPSERT_BATCH to a statement (one statement per row
-   * cost about twice the time per row, as in the key-value table); a delete first writes the
-   * ones held back, so a row written and deleted in one call ends deleted.
-   */
-  putAll(writes: readonly TimeKeyedWrite[]): boolean[] {
-    return writes.map((w) => this.put(w.key, w.time, w.extra, w.value, w.timestampMs));
-  }
-
   /** Writes the upserts held back; the task database calls it before it commits. */
   writeHeld(): void {
     const held = this.held;
@@ -219,9 +209,12 @@ export class SqliteTimeKeyedTable implements TaskTable {
     this.latestOfKey.reset();
   }
 
-  /** Inside the restore's transaction, so putAll opens none. */
+  /** Inside the restore's transaction, so put opens none; the held rows go before its commit. */
   restore(records: readonly RestoreRecord[]): void {
-    this.putAll(records.map((r) => ({ ...decodeTimeKeyedKey(this.layout, r.key), value: r.value, timestampMs: r.timestamp })));
+    for (const r of records) {
+      const { key, time, extra } = decodeTimeKeyedKey(this.layout, r.key);
+      this.put(key, time, extra, r.value, r.timestamp);
+    }
     this.writeHeld();
   }
 

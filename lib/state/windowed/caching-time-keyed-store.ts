@@ -7,7 +7,6 @@ import type {
   TimeKeyedFlushListener,
   TimeKeyedQuery,
   TimeKeyedRow,
-  TimeKeyedWrite,
 } from "./time-keyed-bytes-store.ts";
 
 interface TimeKeyedCacheEntry extends CacheEntry {
@@ -63,11 +62,7 @@ export class CachingTimeKeyedStore implements TimeKeyedBytesStore, RecordContext
     this.name = inner.name;
     this.persistent = inner.persistent;
     this.retentionMs = inner.retentionMs;
-    this.cache = new RecordCache(
-      maxBytes,
-      (entry) => this.writeEntries([entry, ...this.cache.takeDirty()]),
-      (entry) => bytesToMapKey(entry.storeKey),
-    );
+    this.cache = new RecordCache(maxBytes, (entries) => this.writeEntries(entries), (entry) => bytesToMapKey(entry.storeKey));
   }
 
   /** False with a budget of 0: every write goes straight down, and whoever writes forwards. */
@@ -139,32 +134,20 @@ export class CachingTimeKeyedStore implements TimeKeyedBytesStore, RecordContext
     return mergeDirty(stored, dirty, from, query.reverse);
   }
 
-  putAll(writes: readonly TimeKeyedWrite[]): boolean[] {
-    return writes.map((w) => this.put(w.key, w.time, w.extra, w.value, w.timestampMs));
-  }
-
   flush(): void {
     this.writeEntries(this.cache.takeDirty());
     this.inner.flush();
   }
 
-  // Dirty entries go down at a flush and when a dirty one is evicted (then all of them, the
-  // evicted one first), in one putAll, then downstream hears of each in order, as in the
-  // key-value cache. Each old value is judged by the stream time the writes before it
-  // reached, as written one by one.
+  // Dirty entries go down at a flush and when a dirty one is evicted (record-cache.ts), one
+  // by one, each written and then told downstream; the table below batches the writes.
   private writeEntries(entries: readonly TimeKeyedCacheEntry[]): void {
-    const written: TimeKeyedCacheEntry[] = [];
-    const oldValues: (Buffer | null)[] = [];
-    let observed = this.inner.observedStreamTimeMs;
     for (const entry of entries) {
-      const stored = this.takeStored(entry, observed);
+      const stored = this.takeStored(entry);
       if (stored === undefined) continue;
-      written.push(entry);
-      oldValues.push(stored);
-      if (entry.time > observed) observed = entry.time;
+      this.inner.put(entry.storeKey, entry.time, entry.extra, entry.value, entry.timestampMs);
+      this.tell(entry, stored);
     }
-    this.inner.putAll(written.map((e) => ({ key: e.storeKey, time: e.time, extra: e.extra, value: e.value, timestampMs: e.timestampMs })));
-    written.forEach((entry, i) => this.tell(entry, oldValues[i] ?? null));
   }
 
   /** Drops every cached entry, dirty ones included (after a rollback or a restore). */
@@ -180,24 +163,24 @@ export class CachingTimeKeyedStore implements TimeKeyedBytesStore, RecordContext
   }
 
   /**
-   * For a dirty entry about to go down, at the table's stream time `observed`: the value the
-   * table holds for its row (null where the listener does not need it), or undefined when
-   * there is nothing to write. As in Kafka Streams, with a listener a delete of a row the
+   * For a dirty entry about to go down: the value the table below holds for its row (null
+   * where the listener does not need it), or undefined when there is nothing to write. As in Kafka Streams, with a listener a delete of a row the
    * table never held (a session made and merged away within one interval) goes nowhere: no
    * write, no changelog record, nothing downstream.
    */
-  private takeStored(entry: TimeKeyedCacheEntry, observed: number): Buffer | null | undefined {
+  private takeStored(entry: TimeKeyedCacheEntry): Buffer | null | undefined {
     const listener = this.listener;
-    const stored = listener !== null && (entry.value === null || this.sendOldValues) ? this.storedValue(entry, observed) : null;
+    const stored = listener !== null && (entry.value === null || this.sendOldValues) ? this.storedValue(entry) : null;
     entry.stored = undefined;
     return listener !== null && entry.value === null && stored === null ? undefined : stored;
   }
 
-  /** What the table below holds for the entry's row (as its get would answer at `observed`). */
-  private storedValue(entry: TimeKeyedCacheEntry, observed: number): Buffer | null {
+  /** What the table below holds for the entry's row now (as its get would answer). */
+  private storedValue(entry: TimeKeyedCacheEntry): Buffer | null {
+    if (entry.stored === undefined) return this.inner.get(entry.storeKey, entry.time, entry.extra)?.value ?? null;
+    const observed = this.inner.observedStreamTimeMs;
     // A row the table's retention has passed reads as absent there.
-    if (observed !== NO_TIME && entry.time < observed - this.retentionMs + 1) return null;
-    return entry.stored !== undefined ? entry.stored : (this.inner.get(entry.storeKey, entry.time, entry.extra)?.value ?? null);
+    return observed !== NO_TIME && entry.time < observed - this.retentionMs + 1 ? null : entry.stored;
   }
 
   /** The encoded address of a row; its Map key is then `lastMapKey`. */

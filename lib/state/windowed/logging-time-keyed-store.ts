@@ -1,7 +1,7 @@
 import type { ChangelogWriter } from "../changelog.ts";
 import { encodeTimeKeyedKey, type TimeKeyedKeyLayout } from "../sqlite/time-keyed-key.ts";
 import type { ValueAndTimestamp } from "../store.ts";
-import type { TimeKeyedBytesStore, TimeKeyedQuery, TimeKeyedRow, TimeKeyedWrite } from "./time-keyed-bytes-store.ts";
+import type { TimeKeyedBytesStore, TimeKeyedQuery, TimeKeyedRow } from "./time-keyed-bytes-store.ts";
 
 /**
  * Logs every applied window or session write under a key that encodes the row's whole
@@ -40,14 +40,6 @@ export class ChangeLoggingTimeKeyedStore implements TimeKeyedBytesStore {
   put(key: Buffer, time: number, extra: number, value: Buffer | null, timestampMs: number): boolean {
     const applied = this.inner.put(key, time, extra, value, timestampMs);
     if (applied) this.changelog.log(encodeTimeKeyedKey(this.layout, key, time, extra), value, timestampMs);
-    return applied;
-  }
-
-  putAll(writes: readonly TimeKeyedWrite[]): boolean[] {
-    const applied = this.inner.putAll(writes);
-    writes.forEach((w, i) => {
-      if (applied[i]) this.changelog.log(encodeTimeKeyedKey(this.layout, w.key, w.time, w.extra), w.value, w.timestampMs);
-    });
     return applied;
   }
 

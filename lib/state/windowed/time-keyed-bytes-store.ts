@@ -1,7 +1,7 @@
-import type { TimeKeyedQuery, TimeKeyedRow, TimeKeyedWrite } from "../sqlite/time-keyed-rows.ts";
+import type { TimeKeyedQuery, TimeKeyedRow } from "../sqlite/time-keyed-rows.ts";
 import type { ValueAndTimestamp } from "../store.ts";
 
-export type { TimeKeyedQuery, TimeKeyedRow, TimeKeyedWrite } from "../sqlite/time-keyed-rows.ts";
+export type { TimeKeyedQuery, TimeKeyedRow } from "../sqlite/time-keyed-rows.ts";
 
 /**
  * The shape shared by the layers of window and session stores below the metered one.
@@ -19,8 +19,6 @@ export interface TimeKeyedBytesStore {
   get(key: Buffer, time: number, extra: number): ValueAndTimestamp<Buffer> | null;
   /** Returns false when the time is already expired and the write was dropped. */
   put(key: Buffer, time: number, extra: number, value: Buffer | null, timestampMs: number): boolean;
-  /** Writes in order, as `put` one by one; returns which were applied. */
-  putAll(writes: readonly TimeKeyedWrite[]): boolean[];
   find(query: TimeKeyedQuery): TimeKeyedRow[];
   flush(): void;
   close(): void;

@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import { type CacheEntry, entrySizeBytes, RecordCache } from "../../../lib/state/record-cache.ts";
 import { seededRandom } from "../../../lib/testing/index.ts";
 
-// A brute-force model of the cache: entries in last-write order, evicted from the oldest.
+// A brute-force model of the cache: entries in last-write order, evicted from the oldest;
+// evicting a dirty one hands over every dirty one, the evicted first.
 class ModelCache {
   readonly entries: Array<{ mapKey: string; entry: CacheEntry }> = [];
   readonly evicted: CacheEntry[] = [];
@@ -21,7 +22,7 @@ class ModelCache {
       const { entry: oldest } = this.entries.shift()!;
       if (oldest.dirty) {
         oldest.dirty = false;
-        this.evicted.push(oldest);
+        this.evicted.push(oldest, ...this.takeDirty());
       }
     }
   }
@@ -40,7 +41,7 @@ describe("the record cache", () => {
       const evicted: CacheEntry[] = [];
       // Grouped by key number modulo 3, as a window cache groups by store key.
       const groupOf = (mapKey: string) => String(Number(mapKey.slice(1)) % 3);
-      const cache = new RecordCache<CacheEntry>(maxBytes, (e) => evicted.push(e), (e) => groupOf(e.key.toString()));
+      const cache = new RecordCache<CacheEntry>(maxBytes, (entries) => evicted.push(...entries), (e) => groupOf(e.key.toString()));
       const model = new ModelCache(maxBytes);
       // Keys are made afresh for every call (as the store makes them), so a cached slot must match by content.
       const key = () => `k${Math.floor(random() * 12)}`;

@@ -1,5 +1,4 @@
 import { describe, expect, it } from "vitest";
-import type { TimeKeyedWrite } from "../../../lib/state/sqlite/time-keyed-rows.ts";
 import type { SqliteTimeKeyedTable } from "../../../lib/state/sqlite/time-keyed-table.ts";
 import { seededRandom } from "../../../lib/testing/seeded-random.ts";
 import { StateFixture } from "./helpers.ts";
@@ -37,7 +36,7 @@ describe("time-keyed table writes against a model", () => {
       let clock = 0;
       for (let run = 0; run < 80; run++) {
         // Runs around the statement batch (64 rows), few keys and times so that a run repeats rows.
-        const writes: TimeKeyedWrite[] = Array.from({ length: Math.floor(next() * 200) }, (_, i) => {
+        const writes = Array.from({ length: Math.floor(next() * 200) }, (_, i) => {
           if (next() < 0.05) clock += 100;
           return {
             key: Buffer.from(`k${Math.floor(next() * 12)}`),
@@ -47,7 +46,7 @@ describe("time-keyed table writes against a model", () => {
             timestampMs: clock + i,
           };
         });
-        const applied = run % 2 === 0 ? table.putAll(writes) : writes.map((w) => table.put(w.key, w.time, w.extra, w.value, w.timestampMs));
+        const applied = writes.map((w) => table.put(w.key, w.time, w.extra, w.value, w.timestampMs));
         writes.forEach((w, i) => {
           observed = Math.max(observed, w.time);
           const live = w.time >= observed - RETENTION + 1;
