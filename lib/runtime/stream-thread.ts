@@ -305,8 +305,10 @@ export class StreamThread {
     this.#deps.metrics?.committed(performance.now() - started);
     for (const task of tasks) this.#deps.metrics?.taskCounters(task);
     // Only a commit that succeeded restarts the interval: after a failed one the next
-    // chance commits, instead of a full interval later.
-    this.#lastCommit = startedAt;
+    // chance commits, instead of a full interval later. The interval runs from the end of
+    // the commit, as Kafka Streams' does, so a long commit does not shorten the processing
+    // between two: both flush caches as often, and emit as many updates per key.
+    this.#lastCommit = this.lastCommittedAt;
     this.#failures = 0;
     for (const o of committed) if (this.#deps.purgeable.has(o.topic)) this.#purge.set(partitionKey(o), o);
     if (this.#purge.size > 0 && this.#lastCommit - this.#lastPurge >= this.#deps.config.repartitionPurgeIntervalMs) this.#purgeRepartitionTopics();
