@@ -28,18 +28,19 @@ export function chunkRecords(records: OutgoingRecord[], maxBytes = MAX_CHUNK_BYT
   return chunks;
 }
 
+/**
+ * Groups records by topic for kafkajs. The records are its messages as they are: the
+ * produce request that encodes them (encoding/produce-request.ts) takes their numeric
+ * timestamps, so no message object or timestamp string is made per record.
+ */
 export function toTopicMessages(records: OutgoingRecord[]): TopicMessages[] {
-  const byTopic = new Map<string, Message[]>();
+  const byTopic = new Map<string, OutgoingRecord[]>();
   for (const r of records) {
     let messages = byTopic.get(r.topic);
     if (!messages) byTopic.set(r.topic, (messages = []));
-    const message: Message = { key: r.key, value: r.value };
-    if (r.partition !== undefined) message.partition = r.partition;
-    if (r.timestamp !== undefined) message.timestamp = String(r.timestamp);
-    if (r.headers) message.headers = r.headers;
-    messages.push(message);
+    messages.push(r);
   }
-  return [...byTopic].map(([topic, messages]) => ({ topic, messages }));
+  return [...byTopic].map(([topic, messages]) => ({ topic, messages: messages as unknown as Message[] }));
 }
 
 /** Adds one acknowledged chunk's last offsets (base offset + records sent there - 1) to `into`. */

@@ -7,12 +7,14 @@
  * Why: in a profile of a count over 1M keys, kafkajs' per-record encoding (a zero-filled
  * 512-byte buffer per record, BigInt-backed Long arithmetic for varlongs, offsets and
  * murmur2, a byte-at-a-time CRC) was about a fifth of the CPU; on the consumer, kafkajs copies
- * every fetched record into a Buffer and a Decoder of its own before decoding it.
+ * every fetched record into a Buffer and a Decoder of its own before decoding it. The
+ * produce request is written whole (produce-request.ts), records and all.
  */
 import { crc32c } from "./crc32c.ts";
 import { murmur2 } from "./murmur2.ts";
 import { type BatchDecoderDeps, decodeRecordBatch, type FetchDecoder } from "./record-batch-decoder.ts";
 import { type BatchContext, decodeRecord } from "./record-decoder.ts";
+import { produceRequest, type ProduceRequest, type ProduceRequestFields } from "./produce-request.ts";
 import { encodeRecord, type RecordFields } from "./record-encoder.ts";
 import type { Cursor } from "./varint.ts";
 
@@ -32,6 +34,11 @@ export function installEncodingReplacements(require: Require): void {
   // index.js is the module the record batch requires: the unsigned checksum of a buffer.
   replace(require, "kafkajs/src/protocol/recordBatch/crc32C/index.js", crc32c);
   replace(require, "kafkajs/src/producer/partitioners/default/murmur2.js", murmur2);
+  // Loaded after the replacements above, which kafkajs' request (kept for compression) captures.
+  const produceV3 = "kafkajs/src/protocol/requests/produce/v3/request.js";
+  const kafkajsProduce = require(produceV3) as (fields: ProduceRequestFields) => ProduceRequest;
+  const apiKey = (require("kafkajs/src/protocol/requests/apiKeys.js") as { Produce: number }).Produce;
+  replace(require, produceV3, produceRequest(apiKey, kafkajsProduce, wrap));
 }
 
 function replace(require: Require, specifier: string, exports: unknown): void {

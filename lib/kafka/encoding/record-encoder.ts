@@ -1,22 +1,29 @@
 /**
- * One record of a record batch (Kafka's Record v0 inside RecordBatch v2), encoded in one
- * buffer of its exact size. kafkajs' module allocates a zero-filled 512-byte encoder per
- * record, plus a temporary buffer per varint and BigInt arithmetic per varlong; the bytes
- * here are the same (test/unit/kafka/encoding.test.ts compares the two).
+ * One record of a record batch (Kafka's Record v0 inside RecordBatch v2), sized first and
+ * then written in place, so a record costs no buffer of its own inside a whole produce
+ * request (produce-request.ts), and exactly one as kafkajs' record module (install.ts).
+ * kafkajs' module allocates a zero-filled 512-byte encoder per record, plus a temporary
+ * buffer per varint and BigInt arithmetic per varlong; the bytes here are the same
+ * (test/unit/kafka/encoding.test.ts compares the two).
  *
  *   Record => Length Attributes TimestampDelta OffsetDelta Key Value [HeaderKey HeaderValue]
  */
 import { sizeOfVarInt, sizeOfVarLong, writeVarInt, writeVarLong } from "./varint.ts";
 
 type Bytes = Buffer | string | null | undefined;
-type HeaderValue = Buffer | string | null;
+type HeaderValue = Buffer | string | null | undefined;
+type HeaderField = HeaderValue | HeaderValue[];
 
-export interface RecordFields {
-  offsetDelta?: number;
-  timestampDelta?: number | bigint | { toString(): string };
+/** A record's key, value and headers, in any shape kafkajs' messages take. */
+export interface RecordContent {
   key?: Bytes;
   value?: Bytes;
-  headers?: Record<string, HeaderValue | HeaderValue[] | undefined>;
+  headers?: Record<string, HeaderField> | undefined;
+}
+
+export interface RecordFields extends RecordContent {
+  offsetDelta?: number;
+  timestampDelta?: number | bigint | { toString(): string };
 }
 
 /** What kafkajs' record batch takes from a record: its `buf` and `buffer` (an Encoder's shape). */
@@ -28,66 +35,91 @@ export interface EncodedRecord {
 /** Makes an encoded record out of a buffer, in the shape of kafkajs' Encoder (its prototype gives `buffer` and `size()`). */
 export type EncoderFactory = (buffer: Buffer) => EncodedRecord;
 
-const NO_HEADERS: [string, HeaderValue][] = [];
-
+/** kafkajs' record module: one record in a buffer of its exact size. */
 export function encodeRecord(fields: RecordFields, wrap: EncoderFactory): EncodedRecord {
   const offsetDelta = fields.offsetDelta ?? 0;
   const timestampDelta = asLong(fields.timestampDelta ?? 0);
-  const key = asBytes(fields.key);
-  const value = asBytes(fields.value);
-  const headers = fields.headers === undefined ? NO_HEADERS : headerList(fields.headers);
-
-  let body = 1 + sizeOfVarLong(timestampDelta) + sizeOfVarInt(offsetDelta) + sizeOfBytes(key) + sizeOfBytes(value) + sizeOfVarInt(headers.length);
-  const headerBytes: [Buffer, Buffer | null][] = [];
-  for (const [name, headerValue] of headers) {
-    const pair: [Buffer, Buffer | null] = [Buffer.from(name, "utf8"), asBytes(headerValue)];
-    headerBytes.push(pair);
-    body += sizeOfBytes(pair[0]) + sizeOfBytes(pair[1]);
-  }
-
-  const buffer = Buffer.allocUnsafe(sizeOfVarInt(body) + body);
-  let at = writeVarInt(buffer, 0, body);
-  buffer[at++] = 0; // attributes: none are used at record level
-  at = writeVarLong(buffer, at, timestampDelta);
-  at = writeVarInt(buffer, at, offsetDelta);
-  at = writeBytes(buffer, at, key);
-  at = writeBytes(buffer, at, value);
-  at = writeVarInt(buffer, at, headerBytes.length);
-  for (const [name, headerValue] of headerBytes) {
-    at = writeBytes(buffer, at, name);
-    at = writeBytes(buffer, at, headerValue);
-  }
+  const body = recordBodySize(fields, timestampDelta, offsetDelta);
+  const buffer = Buffer.allocUnsafe(sizeOfRecord(body));
+  writeRecord(buffer, 0, body, fields, timestampDelta, offsetDelta);
   return wrap(buffer);
 }
 
-function asLong(value: number | bigint | { toString(): string }): number | bigint {
+/** Bytes of a record after its length prefix. */
+export function recordBodySize(content: RecordContent, timestampDelta: number | bigint, offsetDelta: number): number {
+  let size = 1 + sizeOfVarLong(timestampDelta) + sizeOfVarInt(offsetDelta) + sizeOfBytes(content.key) + sizeOfBytes(content.value);
+  let pairs = 0;
+  const headers = content.headers;
+  if (headers !== undefined) {
+    for (const name of Object.keys(headers)) {
+      const field = headers[name];
+      const nameSize = sizeOfBytes(name);
+      if (Array.isArray(field)) {
+        for (const value of field) size += nameSize + sizeOfBytes(value);
+        pairs += field.length;
+      } else {
+        size += nameSize + sizeOfBytes(field);
+        pairs++;
+      }
+    }
+  }
+  return size + sizeOfVarInt(pairs);
+}
+
+/** Bytes of a whole record whose body is `bodySize` bytes. */
+export function sizeOfRecord(bodySize: number): number {
+  return sizeOfVarInt(bodySize) + bodySize;
+}
+
+/** Writes a record at `at` (its body `bodySize` bytes, from recordBodySize); returns the offset after it. */
+export function writeRecord(buffer: Buffer, at: number, bodySize: number, content: RecordContent, timestampDelta: number | bigint, offsetDelta: number): number {
+  at = writeVarInt(buffer, at, bodySize);
+  buffer[at++] = 0; // attributes: none are used at record level
+  at = writeVarLong(buffer, at, timestampDelta);
+  at = writeVarInt(buffer, at, offsetDelta);
+  at = writeBytes(buffer, at, content.key);
+  at = writeBytes(buffer, at, content.value);
+  const headers = content.headers;
+  if (headers === undefined) return writeVarInt(buffer, at, 0);
+  let pairs = 0;
+  for (const name of Object.keys(headers)) {
+    const field = headers[name];
+    pairs += Array.isArray(field) ? field.length : 1;
+  }
+  at = writeVarInt(buffer, at, pairs);
+  for (const name of Object.keys(headers)) {
+    const field = headers[name];
+    if (Array.isArray(field)) {
+      for (const value of field) at = writeBytes(buffer, writeBytes(buffer, at, name), value);
+    } else {
+      at = writeBytes(buffer, writeBytes(buffer, at, name), field);
+    }
+  }
+  return at;
+}
+
+/** A timestamp delta as kafkajs passes it: a number, a bigint or one of its Longs. */
+export function asLong(value: number | bigint | { toString(): string }): number | bigint {
   if (typeof value === "number" || typeof value === "bigint") return value;
   return BigInt(value.toString()); // a kafkajs Long
 }
 
-function asBytes(value: Bytes): Buffer | null {
-  if (value === null || value === undefined) return null;
-  return Buffer.isBuffer(value) ? value : Buffer.from(String(value), "utf8");
+// Strings are written as UTF-8 in place, and anything else that is not a buffer as its
+// string form, as kafkajs does (Buffer.from(String(value))).
+function sizeOfBytes(bytes: Bytes): number {
+  if (bytes === null || bytes === undefined) return 1;
+  const length = Buffer.isBuffer(bytes) ? bytes.length : Buffer.byteLength(String(bytes), "utf8");
+  return sizeOfVarInt(length) + length;
 }
 
-/** kafkajs' header shapes: one value, or an array of values for a repeated header. */
-function headerList(headers: NonNullable<RecordFields["headers"]>): [string, HeaderValue][] {
-  const list: [string, HeaderValue][] = [];
-  for (const name of Object.keys(headers)) {
-    const value = headers[name];
-    if (Array.isArray(value)) for (const v of value) list.push([name, v]);
-    else list.push([name, value ?? null]);
+function writeBytes(buffer: Buffer, at: number, bytes: Bytes): number {
+  if (bytes === null || bytes === undefined) return writeVarInt(buffer, at, -1);
+  if (Buffer.isBuffer(bytes)) {
+    at = writeVarInt(buffer, at, bytes.length);
+    bytes.copy(buffer, at);
+    return at + bytes.length;
   }
-  return list;
-}
-
-function sizeOfBytes(bytes: Buffer | null): number {
-  return bytes === null ? 1 : sizeOfVarInt(bytes.length) + bytes.length;
-}
-
-function writeBytes(buffer: Buffer, at: number, bytes: Buffer | null): number {
-  if (bytes === null) return writeVarInt(buffer, at, -1);
-  at = writeVarInt(buffer, at, bytes.length);
-  bytes.copy(buffer, at);
-  return at + bytes.length;
+  const text = String(bytes);
+  at = writeVarInt(buffer, at, Buffer.byteLength(text, "utf8"));
+  return at + buffer.write(text, at, "utf8");
 }
