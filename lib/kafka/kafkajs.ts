@@ -3,6 +3,7 @@
 import { createRequire } from "node:module";
 import { dirname, sep } from "node:path";
 import { installEncodingReplacements } from "./encoding/install.ts";
+import { type EosCluster, withKeptCoordinators } from "./kept-coordinators.ts";
 import { withStaticMembership } from "./static-membership.ts";
 
 // Resolved from this file, so an installed Sluice patches the kafkajs it depends on (in the
@@ -207,6 +208,15 @@ export function takeAssignmentUserData(memberId: string): Buffer {
 export function requestRejoin(memberId: string): void {
   rejoinRequests.add(memberId);
 }
+
+// kafkajs' transaction manager looks up its coordinators before every transactional
+// request; it is handed a view of its cluster that keeps them (kept-coordinators.ts).
+type EosManagerFactory = (options: { cluster: EosCluster } & Record<string, unknown>) => unknown;
+const eosManagerModule = require.resolve("kafkajs/src/producer/eosManager/index.js");
+const createEosManager = require(eosManagerModule) as EosManagerFactory;
+require.cache[eosManagerModule]!.exports = function createEosManagerKeepingCoordinators(options: Parameters<EosManagerFactory>[0]) {
+  return createEosManager({ ...options, cluster: withKeptCoordinators(options.cluster) });
+};
 
 const kafkajs = require("kafkajs") as typeof import("kafkajs");
 
