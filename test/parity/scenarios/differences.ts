@@ -1,7 +1,9 @@
-import { SessionWindows, SlidingWindows } from "../../../lib/processor/index.ts";
+import { Produced } from "../../../lib/dsl/index.ts";
+import { SessionWindows, SlidingWindows, TimeWindows, WindowedSerdes } from "../../../lib/processor/index.ts";
+import { Serdes } from "../../../lib/serdes/index.ts";
 import { isAdvance, type OutputRecord, type Step } from "../harness/exchange.ts";
 import type { Scenario } from "../harness/scenario.ts";
-import { outSessions, outTimeWindowed } from "./common.ts";
+import { outSessions, outTimeWindowed, strings } from "./common.ts";
 import { sessionWindowed, timeWindowed, windowInput } from "./windows.ts";
 
 /**
@@ -112,4 +114,34 @@ const sessionsThroughCache: Scenario = {
   },
 };
 
-export const differences: Scenario[] = [slidingCloseAfterJump, sessionsThroughCache];
+const FAN_OUT_SIZE_MS = 1000;
+
+const smallCacheFanOut: Scenario = {
+  // The test driver commits after every record, so only what one record does can fill a
+  // cache: here twelve updates of four windows into a cache of a few entries.
+  name: "difference-fan-out-hopping-count-small-cache",
+  about: "one record updates four hopping windows three times each through a 400-byte cache: the two caches hold different numbers of entries, so they evict at other points",
+  config: { cacheMaxBytes: 400 },
+  outputs: [outTimeWindowed(FAN_OUT_SIZE_MS)],
+  steps: windowInput(63),
+  topology(b) {
+    b.stream("in", strings)
+      .flatMapValues((v) => [v, v, v])
+      .groupByKey()
+      .windowedBy(TimeWindows.ofSizeAndGrace(FAN_OUT_SIZE_MS, 300).advanceBy(250))
+      .count()
+      .toStream()
+      .to("out", Produced.with(WindowedSerdes.timeWindowed(Serdes.string(), FAN_OUT_SIZE_MS), Serdes.int64()));
+  },
+  difference: {
+    page: `${PAGE}#cache-entry-sizes`,
+    check(kafkaStreams, sluice) {
+      // Only intermediate updates differ: per record, the last update of each window is the same.
+      const cached = sameOnceCached(kafkaStreams, sluice);
+      if (cached) return `the last update of a window after a record differs: ${cached}`;
+      return undefined;
+    },
+  },
+};
+
+export const differences: Scenario[] = [slidingCloseAfterJump, sessionsThroughCache, smallCacheFanOut];

@@ -89,6 +89,14 @@ public final class Windows {
         session(r, "session-concat-update-long-uncached", () -> SessionWindows.ofInactivityGapAndGrace(ms(200), ms(300)), Emit.UPDATE, Op.CONCAT, false, null);
         r.add("sliding-concat-update-long", b -> slidingWindowed(b, SlidingWindows.ofTimeDifferenceAndGrace(ms(400), ms(250)), 400, Emit.UPDATE, Op.CONCAT));
         time(r, "hopping-count-suppress-long", () -> TimeWindows.ofSizeAndGrace(ms(SIZE), ms(300)).advanceBy(ms(400)), SIZE, Emit.SUPPRESS, Op.COUNT);
+        // A documented difference (differences.ts): the caches size their entries differently.
+        r.add("difference-fan-out-hopping-count-small-cache", b -> b.stream("in", STRINGS)
+            .flatMapValues(v -> List.of(v, v, v))
+            .groupByKey()
+            .windowedBy(TimeWindows.ofSizeAndGrace(ms(SIZE), ms(300)).advanceBy(ms(250)))
+            .count()
+            .toStream()
+            .to("out", Produced.with(WindowedSerdes.timeWindowedSerdeFrom(String.class, SIZE), Serdes.Long())));
         session(r, "filter-before-session-close", () -> SessionWindows.ofInactivityGapAndGrace(ms(300), ms(100)), Emit.CLOSE, Op.COUNT, true, "drop");
     }
 
