@@ -120,9 +120,8 @@ export class CachingKeyValueStore implements BytesKeyValueStore, RecordContextKe
 
   // Dirty entries go down at a flush and when a dirty one is evicted (record-cache.ts), in
   // one putAll (SQLite writes them many to a statement), then downstream hears of each in
-  // order. Reads cannot tell
-  // the difference: the cache holds every value written down (clean) but an evicted one,
-  // which the store below holds before anyone can read it.
+  // order. Reads cannot tell the difference: the cache holds every value written down
+  // (clean) but an evicted one, which the store below holds before anyone can read it.
   private writeEntries(entries: readonly KeyValueCacheEntry[]): void {
     const written: KeyValueCacheEntry[] = [];
     const oldValues: (Buffer | null)[] = [];

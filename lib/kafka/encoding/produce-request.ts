@@ -107,8 +107,9 @@ interface BatchPlan {
   partition: ProducePartition;
   firstTimestamp: number;
   maxTimestamp: number;
-  /** Each record's timestamp delta and body size, two numbers a record. */
-  records: Float64Array;
+  /** Each record's timestamp, and the size of its body (recordBodySize). */
+  timestamps: Float64Array;
+  bodySizes: Int32Array;
   bytes: number;
 }
 
@@ -124,16 +125,13 @@ function planBatch(partition: ProducePartition, now: number): BatchPlan {
     if (t > maxTimestamp) maxTimestamp = t;
   }
   if (messages.length === 0) firstTimestamp = maxTimestamp = now;
-  const records = new Float64Array(messages.length * 2);
+  const bodySizes = new Int32Array(messages.length);
   let bytes = BATCH_HEADER_BYTES;
   for (let i = 0; i < messages.length; i++) {
-    const delta = timestamps[i]! - firstTimestamp;
-    const body = recordBodySize(messages[i]!, delta, i);
-    records[2 * i] = delta;
-    records[2 * i + 1] = body;
-    bytes += sizeOfRecord(body);
+    bodySizes[i] = recordBodySize(messages[i]!, timestamps[i]! - firstTimestamp, i);
+    bytes += sizeOfRecord(bodySizes[i]!);
   }
-  return { partition, firstTimestamp, maxTimestamp, records, bytes };
+  return { partition, firstTimestamp, maxTimestamp, timestamps, bodySizes, bytes };
 }
 
 function writeBatch(buffer: Buffer, start: number, batch: BatchPlan, attributes: number, producerId: bigint, producerEpoch: number): number {
@@ -151,8 +149,8 @@ function writeBatch(buffer: Buffer, start: number, batch: BatchPlan, attributes:
   at = buffer.writeInt16BE(producerEpoch, at);
   at = buffer.writeInt32BE(batch.partition.firstSequence ?? 0, at);
   at = buffer.writeInt32BE(messages.length, at);
-  const records = batch.records;
-  for (let i = 0; i < messages.length; i++) at = writeRecord(buffer, at, records[2 * i + 1]!, messages[i]!, records[2 * i]!, i);
+  const { timestamps, bodySizes, firstTimestamp } = batch;
+  for (let i = 0; i < messages.length; i++) at = writeRecord(buffer, at, bodySizes[i]!, messages[i]!, timestamps[i]! - firstTimestamp, i);
   buffer.writeUInt32BE(crc32c(buffer.subarray(start + CRC_FROM, at)), start + CRC_FROM - 4);
   return at;
 }

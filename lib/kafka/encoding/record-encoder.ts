@@ -99,7 +99,7 @@ export function writeRecord(buffer: Buffer, at: number, bodySize: number, conten
 }
 
 /** A timestamp delta as kafkajs passes it: a number, a bigint or one of its Longs. */
-export function asLong(value: number | bigint | { toString(): string }): number | bigint {
+function asLong(value: number | bigint | { toString(): string }): number | bigint {
   if (typeof value === "number" || typeof value === "bigint") return value;
   return BigInt(value.toString()); // a kafkajs Long
 }

@@ -164,9 +164,10 @@ export class CachingTimeKeyedStore implements TimeKeyedBytesStore, RecordContext
 
   /**
    * For a dirty entry about to go down: the value the table below holds for its row (null
-   * where the listener does not need it), or undefined when there is nothing to write. As in Kafka Streams, with a listener a delete of a row the
-   * table never held (a session made and merged away within one interval) goes nowhere: no
-   * write, no changelog record, nothing downstream.
+   * where the listener does not need it), or undefined when there is nothing to write. As
+   * in Kafka Streams, with a listener a delete of a row the table never held (a session made
+   * and merged away within one interval) goes nowhere: no write, no changelog record,
+   * nothing downstream.
    */
   private takeStored(entry: TimeKeyedCacheEntry): Buffer | null | undefined {
     const listener = this.listener;
