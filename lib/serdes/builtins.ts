@@ -37,19 +37,34 @@ const int32Serde: Serde<number> = serdeFrom<number>("int32", {
 // Computed once: a BigInt power per serialized value was a visible cost of every count.
 const INT64_MIN = -(2n ** 63n);
 const INT64_END = 2n ** 63n;
+const SAFE_MIN = BigInt(Number.MIN_SAFE_INTEGER);
+const SAFE_MAX = BigInt(Number.MAX_SAFE_INTEGER);
+const TWO_POW_32 = 4294967296;
+/** A high half within ±2^21 keeps hi * 2^32 + lo a safe integer. */
+const SAFE_HIGH_HALF = 2 ** 21;
 
+// Node's BigInt writer and reader shift and mask BigInts (several allocations per value);
+// a count is a safe integer, so it goes through two 32-bit halves of a Number instead.
 const int64Serde: Serde<bigint> = serdeFrom<bigint>("int64", {
   serialize(value, topic) {
     if (typeof value !== "bigint" || value < INT64_MIN || value >= INT64_END) {
       throw new SerdeError("int64", topic, `${String(value)} is not a 64-bit integer (bigint)`);
     }
     const out = Buffer.allocUnsafe(8);
-    out.writeBigInt64BE(value, 0);
+    if (value < SAFE_MIN || value > SAFE_MAX) {
+      out.writeBigInt64BE(value, 0);
+      return out;
+    }
+    const n = Number(value);
+    out.writeInt32BE(Math.floor(n / TWO_POW_32), 0);
+    out.writeUInt32BE(n >>> 0, 4);
     return out;
   },
   deserialize(data, topic) {
     fixedWidth("int64", 8, topic, data);
-    return data.readBigInt64BE(0);
+    const high = data.readInt32BE(0);
+    if (high >= SAFE_HIGH_HALF || high < -SAFE_HIGH_HALF) return data.readBigInt64BE(0);
+    return BigInt(high * TWO_POW_32 + data.readUInt32BE(4));
   },
 });
 

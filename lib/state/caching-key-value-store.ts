@@ -12,22 +12,11 @@ import type { KeyValue, RecordContextHolder, RecordContextKeeping, ValueAndTimes
  * Streams. A budget of 0 holds nothing back: the store then behaves as if it had no
  * cache (`holdsWrites` false, no listener), which is what the builders make of it.
  */
-/**
- * A cache entry that also remembers what the store below holds for its key (undefined when
- * not known: a key written without being read first). Flushing needs that old value for
- * the listener (tables always send old values) and to drop a write-then-delete; reading it
- * back from SQLite per flushed key was a twentieth of a count's CPU. It is held only while
- * the entry is dirty and is not counted in the budget: at most one earlier value per key.
- */
-interface KeyValueCacheEntry extends CacheEntry {
-  stored: Buffer | null | undefined;
-}
-
 export class CachingKeyValueStore implements BytesKeyValueStore, RecordContextKeeping {
   readonly name: string;
   readonly persistent: boolean;
   private readonly inner: BytesKeyValueStore;
-  private readonly cache: RecordCache<KeyValueCacheEntry>;
+  private readonly cache: RecordCache<CacheEntry>;
   private listener: BytesFlushListener | null = null;
   private sendOldValues = false;
   private contexts: RecordContextHolder | null = null;
@@ -64,8 +53,9 @@ export class CachingKeyValueStore implements BytesKeyValueStore, RecordContextKe
 
   getWithTimestamp(key: Buffer): ValueAndTimestamp<Buffer> | null {
     const entry = this.lookup(key);
-    // The entry itself (never changed in place, only replaced): no object per read.
-    return entry.value === null ? null : (entry as ValueAndTimestamp<Buffer>);
+    // A copy: a write changes the cached entry in place. A short-lived object per read costs
+    // less than a new entry per write, which lives until the key's next write.
+    return entry.value === null ? null : { value: entry.value, timestampMs: entry.timestampMs };
   }
 
   put(key: Buffer, value: Buffer | null, timestampMs: number): void {
@@ -74,9 +64,8 @@ export class CachingKeyValueStore implements BytesKeyValueStore, RecordContextKe
       return;
     }
     const mapKey = this.mapKeyOf(key);
-    const previous = this.cache.get(mapKey);
-    const stored = previous === undefined ? undefined : previous.dirty ? previous.stored : previous.value;
-    this.cache.put(mapKey, { key, value, timestampMs, dirty: true, context: this.contexts?.capture() ?? null, stored });
+    const context = this.contexts?.capture() ?? null;
+    if (!this.cache.rewrite(mapKey, value, timestampMs, context)) this.cache.put(mapKey, { key, value, timestampMs, dirty: true, context, stored: undefined });
   }
 
   putIfAbsent(key: Buffer, value: Buffer, timestampMs: number): Buffer | null {
@@ -122,8 +111,8 @@ export class CachingKeyValueStore implements BytesKeyValueStore, RecordContextKe
   // one putAll (SQLite writes them many to a statement), then downstream hears of each in
   // order. Reads cannot tell the difference: the cache holds every value written down
   // (clean) but an evicted one, which the store below holds before anyone can read it.
-  private writeEntries(entries: readonly KeyValueCacheEntry[]): void {
-    const written: KeyValueCacheEntry[] = [];
+  private writeEntries(entries: readonly CacheEntry[]): void {
+    const written: CacheEntry[] = [];
     const oldValues: (Buffer | null)[] = [];
     for (const entry of entries) {
       const stored = this.takeStored(entry);
@@ -176,7 +165,7 @@ export class CachingKeyValueStore implements BytesKeyValueStore, RecordContextKe
    * deleted within the interval, never stored: downstream hears nothing). The entry stays
    * cached, clean: the store below will hold its value.
    */
-  private takeStored(entry: KeyValueCacheEntry): Buffer | null | undefined {
+  private takeStored(entry: CacheEntry): Buffer | null | undefined {
     const needsStored = this.listener !== null && (entry.value === null || this.sendOldValues);
     const stored = !needsStored ? null : entry.stored !== undefined ? entry.stored : this.inner.get(entry.key);
     entry.stored = undefined;
@@ -184,7 +173,7 @@ export class CachingKeyValueStore implements BytesKeyValueStore, RecordContextKe
   }
 
   /** Tells the listener of a flushed entry, in the record context of the write that made it. */
-  private tell(listener: BytesFlushListener, entry: KeyValueCacheEntry, stored: Buffer | null): void {
+  private tell(listener: BytesFlushListener, entry: CacheEntry, stored: Buffer | null): void {
     const previous = this.contexts?.swap(entry.context);
     try {
       listener({ key: entry.key, newValue: entry.value, oldValue: this.sendOldValues ? stored : null, timestampMs: entry.timestampMs });
@@ -197,7 +186,7 @@ export class CachingKeyValueStore implements BytesKeyValueStore, RecordContextKe
 /** Overlays dirty cache entries (a null value hides the stored key) on a sorted scan. */
 function mergeDirty(
   stored: KeyValue<Buffer, Buffer>[],
-  dirty: KeyValueCacheEntry[],
+  dirty: CacheEntry[],
   reverse: boolean,
 ): KeyValue<Buffer, Buffer>[] {
   if (dirty.length === 0) return stored;

@@ -14,12 +14,6 @@ interface TimeKeyedCacheEntry extends CacheEntry {
   storeKey: Buffer;
   time: number;
   extra: number;
-  /**
-   * The value the table below holds for this row, undefined when not known; kept so a flush
-   * that sends old values need not read it back (as in the key-value cache; not counted in
-   * the budget, cleared once the entry is flushed).
-   */
-  stored: Buffer | null | undefined;
 }
 
 const NO_TIME = Number.MIN_SAFE_INTEGER;
@@ -119,9 +113,9 @@ export class CachingTimeKeyedStore implements TimeKeyedBytesStore, RecordContext
     const mapKey = this.lastMapKey;
     if (value !== null && timestampMs > this.cachedLatestTimestamp) this.cachedLatestTimestamp = timestampMs;
     const context = this.contexts?.capture() ?? null;
-    const previous = this.cache.get(mapKey);
-    const stored = previous === undefined ? undefined : previous.dirty ? previous.stored : previous.value;
-    this.cache.put(mapKey, { key: address, storeKey: key, time, extra, value, timestampMs, dirty: true, context, stored });
+    if (!this.cache.rewrite(mapKey, value, timestampMs, context)) {
+      this.cache.put(mapKey, { key: address, storeKey: key, time, extra, value, timestampMs, dirty: true, context, stored: undefined });
+    }
     return true;
   }
 

@@ -34,15 +34,17 @@ class ModelCache {
 }
 
 describe("the record cache", () => {
-  it("holds, evicts, flushes and groups its dirty entries as a brute-force model does, over random reads and writes of a few keys", () => {
+  it("holds, evicts, flushes and groups its dirty entries as a brute-force model does, over random reads, writes and in-place rewrites of a few keys", () => {
     for (let seed = 1; seed <= 20; seed++) {
       const random = seededRandom(seed);
       const maxBytes = 200 + Math.floor(random() * 600);
-      const evicted: CacheEntry[] = [];
+      // Timestamps as handed over: a rewrite in place may change a handed-over entry later, as the caller allows.
+      const evicted: number[] = [];
       // Grouped by key number modulo 3, as a window cache groups by store key.
       const groupOf = (mapKey: string) => String(Number(mapKey.slice(1)) % 3);
-      const cache = new RecordCache<CacheEntry>(maxBytes, (entries) => evicted.push(...entries), (e) => groupOf(e.key.toString()));
+      const cache = new RecordCache<CacheEntry>(maxBytes, (entries) => evicted.push(...entries.map((e) => e.timestampMs)), (e) => groupOf(e.key.toString()));
       const model = new ModelCache(maxBytes);
+      let rewrites = 0;
       // Keys are made afresh for every call (as the store makes them), so a cached slot must match by content.
       const key = () => `k${Math.floor(random() * 12)}`;
       for (let step = 0; step < 2_000; step++) {
@@ -53,22 +55,31 @@ describe("the record cache", () => {
         } else if (roll < 0.97) {
           const dirty = random() < 0.8;
           const value = random() < 0.1 ? null : Buffer.alloc(Math.floor(random() * 120));
-          const entry = { key: Buffer.from(mapKey), value, timestampMs: step, dirty, context: null };
+          const entry: CacheEntry = { key: Buffer.from(mapKey), value, timestampMs: step, dirty, context: null, stored: undefined };
           const twin = { ...entry };
-          cache.put(`${mapKey}`, entry);
+          // Half the dirty writes of a cached key change its entry in place: the same outcome as a new entry.
+          const before = cache.get(`${mapKey}`);
+          const knew = before === undefined ? undefined : before.dirty ? before.stored : before.value;
+          const inPlace = dirty && random() < 0.5 && cache.rewrite(`${mapKey}`, entry.value, entry.timestampMs, null);
+          // The rewritten entry remembers what the store below holds: a clean entry's value, or what the dirty one knew.
+          if (inPlace) expect(cache.get(`${mapKey}`)?.stored).toBe(knew);
+          if (!inPlace) cache.put(`${mapKey}`, entry);
+          else rewrites++;
+          expect(inPlace || !cache.rewrite("absent", null, 0, null)).toBe(true);
           model.put(mapKey, twin);
         } else {
           expect(cache.takeDirty().map((e) => e.timestampMs)).toEqual(model.takeDirty().map((e) => e.timestampMs));
         }
         expect(cache.size).toBe(model.entries.length);
         expect(cache.dirtyCount).toBe(model.entries.filter((e) => e.entry.dirty).length);
-        expect(evicted.map((e) => e.timestampMs)).toEqual(model.evicted.map((e) => e.timestampMs));
+        expect(evicted).toEqual(model.evicted.map((e) => e.timestampMs));
         for (const group of ["0", "1", "2"]) {
           const expected = model.entries.filter((e) => e.entry.dirty && groupOf(e.mapKey) === group).map((e) => e.entry.timestampMs);
           expect(cache.dirtyEntriesOf(group, () => true).map((e) => e.timestampMs).sort((a, b) => a - b), `group ${group}`).toEqual(expected.sort((a, b) => a - b));
         }
       }
       if (seed === 1) expect(evicted.length).toBeGreaterThan(0);
+      expect(rewrites).toBeGreaterThan(20);
       cache.clear();
       expect(cache.get("k1")).toBeUndefined();
     }
