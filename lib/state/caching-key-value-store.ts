@@ -65,7 +65,7 @@ export class CachingKeyValueStore implements BytesKeyValueStore, RecordContextKe
     }
     const mapKey = this.mapKeyOf(key);
     const context = this.contexts?.capture() ?? null;
-    if (!this.cache.rewrite(mapKey, value, timestampMs, context)) this.cache.put(mapKey, { key, value, timestampMs, dirty: true, context, stored: undefined });
+    if (!this.cache.rewrite(mapKey, value, timestampMs, context)) this.cache.add(mapKey, { key, value, timestampMs, dirty: true, context, stored: undefined });
   }
 
   putIfAbsent(key: Buffer, value: Buffer, timestampMs: number): Buffer | null {
@@ -155,7 +155,7 @@ export class CachingKeyValueStore implements BytesKeyValueStore, RecordContextKe
     const value = stored?.value ?? null;
     const entry = { key, value, timestampMs: stored?.timestampMs ?? 0, dirty: false, context: null, stored: value };
     // Absent keys are cached too: aggregations look up new keys all the time.
-    if (this.cache.maxBytes > 0) this.cache.put(mapKey, entry);
+    if (this.cache.maxBytes > 0) this.cache.add(mapKey, entry);
     return entry;
   }
 

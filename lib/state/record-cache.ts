@@ -77,25 +77,20 @@ export class RecordCache<E extends CacheEntry> {
     return this.slots.get(mapKey)?.entry;
   }
 
-  /** Adds or replaces an entry as the newest one, then evicts down to the budget. */
-  put(mapKey: string, entry: E): void {
-    const slot = this.slots.get(mapKey);
-    if (slot === undefined) {
-      const added: Slot<E> = { mapKey, group: this.groupOf?.(entry) ?? "", entry, older: null, newer: null };
-      this.slots.set(mapKey, added);
-      this.append(added);
-      this.placed(added, false);
-      return;
-    }
-    const wasDirty = slot.entry.dirty;
-    this.forget(slot.entry);
-    slot.entry = entry;
-    this.placed(slot, wasDirty);
+  /**
+   * Adds the entry of a key the cache does not hold (the stores look it up first) as the
+   * newest one, then evicts down to the budget. A cached key is written with `rewrite`.
+   */
+  add(mapKey: string, entry: E): void {
+    const slot: Slot<E> = { mapKey, group: this.groupOf?.(entry) ?? "", entry, older: null, newer: null };
+    this.slots.set(mapKey, slot);
+    this.append(slot);
+    this.placed(slot, false);
   }
 
   /**
-   * A write of a cached key, made in its entry in place (as `put` of a new dirty entry would
-   * replace it); false when the key is not cached, for the store to `put` a new entry. A
+   * A write of a cached key, made in its entry in place, which becomes the newest and dirty;
+   * false when the key is not cached, for the store to `add` a new entry. A
    * window store rewrites an entry per record, and a new object per rewrite lived until the
    * key's next write, through young-generation collections. Only for caches whose entries no
    * caller keeps: reads of the stores copy what they return.
@@ -171,11 +166,9 @@ export class RecordCache<E extends CacheEntry> {
     return this.slots.size;
   }
 
-  /** The bookkeeping of a slot whose entry was just set: newest in write order, bytes, dirty group, eviction. */
+  /** The bookkeeping of a slot whose entry was just added or rewritten: newest in write order, bytes, dirty group, eviction. */
   private placed(slot: Slot<E>, wasDirty: boolean): void {
     const entry = slot.entry;
-    // A rewrite of a dirty entry (an aggregation's common case) stays in its group as it is.
-    if (wasDirty && !entry.dirty) this.leaveGroup(slot);
     if (slot !== this.newest) {
       this.unlink(slot);
       this.append(slot);
@@ -183,6 +176,7 @@ export class RecordCache<E extends CacheEntry> {
     this.bytes += entrySizeBytes(entry);
     if (entry.dirty) {
       this.dirty++;
+      // A rewrite of a dirty entry (an aggregation's common case) stays in its group as it is.
       if (this.groupOf !== null && !wasDirty) {
         let group = this.dirtyByGroup.get(slot.group);
         if (group === undefined) this.dirtyByGroup.set(slot.group, (group = new Set()));

@@ -90,7 +90,7 @@ export class CachingTimeKeyedStore implements TimeKeyedBytesStore, RecordContext
     if (cached !== undefined) return cached.value === null ? null : { value: cached.value, timestampMs: cached.timestampMs };
     const stored = this.inner.get(key, time, extra);
     if (this.cache.maxBytes > 0) {
-      this.cache.put(mapKey, {
+      this.cache.add(mapKey, {
         key: address,
         storeKey: key,
         time,
@@ -114,7 +114,7 @@ export class CachingTimeKeyedStore implements TimeKeyedBytesStore, RecordContext
     if (value !== null && timestampMs > this.cachedLatestTimestamp) this.cachedLatestTimestamp = timestampMs;
     const context = this.contexts?.capture() ?? null;
     if (!this.cache.rewrite(mapKey, value, timestampMs, context)) {
-      this.cache.put(mapKey, { key: address, storeKey: key, time, extra, value, timestampMs, dirty: true, context, stored: undefined });
+      this.cache.add(mapKey, { key: address, storeKey: key, time, extra, value, timestampMs, dirty: true, context, stored: undefined });
     }
     return true;
   }

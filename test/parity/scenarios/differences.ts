@@ -1,10 +1,8 @@
-import { Produced } from "../../../lib/dsl/index.ts";
-import { SessionWindows, SlidingWindows, TimeWindows, WindowedSerdes } from "../../../lib/processor/index.ts";
-import { Serdes } from "../../../lib/serdes/index.ts";
+import { SessionWindows, SlidingWindows, TimeWindows } from "../../../lib/processor/index.ts";
 import { isAdvance, type OutputRecord, type Step } from "../harness/exchange.ts";
 import type { Scenario } from "../harness/scenario.ts";
-import { outSessions, outTimeWindowed, strings } from "./common.ts";
-import { sessionWindowed, timeWindowed, windowInput } from "./windows.ts";
+import { outSessions, outTimeWindowed } from "./common.ts";
+import { fanOutCount, sessionWindowed, timeWindowed, windowInput } from "./windows.ts";
 
 /**
  * Kept differences from Kafka Streams (docs/differences.md): each scenario's outputs must
@@ -124,15 +122,7 @@ const smallCacheFanOut: Scenario = {
   config: { cacheMaxBytes: 400 },
   outputs: [outTimeWindowed(FAN_OUT_SIZE_MS)],
   steps: windowInput(63),
-  topology(b) {
-    b.stream("in", strings)
-      .flatMapValues((v) => [v, v, v])
-      .groupByKey()
-      .windowedBy(TimeWindows.ofSizeAndGrace(FAN_OUT_SIZE_MS, 300).advanceBy(250))
-      .count()
-      .toStream()
-      .to("out", Produced.with(WindowedSerdes.timeWindowed(Serdes.string(), FAN_OUT_SIZE_MS), Serdes.int64()));
-  },
+  topology: (b) => fanOutCount(b, TimeWindows.ofSizeAndGrace(FAN_OUT_SIZE_MS, 300).advanceBy(250), FAN_OUT_SIZE_MS),
   difference: {
     page: `${PAGE}#cache-entry-sizes`,
     check(kafkaStreams, sluice) {

@@ -59,6 +59,17 @@ export function timeWindowed(b: StreamsBuilder, windows: TimeWindows | SlidingWi
   emitTo(op === "sum" ? windowed.reduce(sum, stringStore()) : windowed.aggregate(() => "", concat, stringStore()), emit, keySerde, Serdes.string());
 }
 
+/** Each input record counted three times into its windows, so one record updates each window three times (Windows.java: fanOutCount). */
+export function fanOutCount(b: StreamsBuilder, windows: TimeWindows, size: number): void {
+  b.stream("in", strings)
+    .flatMapValues((v) => [v, v, v])
+    .groupByKey()
+    .windowedBy(windows)
+    .count()
+    .toStream()
+    .to("out", Produced.with(WindowedSerdes.timeWindowed(Serdes.string(), size), Serdes.int64()));
+}
+
 /** The session windowed aggregation (Windows.java: session). */
 export function sessionWindowed(b: StreamsBuilder, windows: SessionWindows, emit: Emit, op: Op, { caching = true, filterOut }: TopologyOptions = {}): void {
   let windowed = source(b, filterOut).groupByKey(groupedStrings).windowedBy(windows);
@@ -197,15 +208,7 @@ export const windows: Scenario[] = [
     about: "one input record updates the same window three times: a caching window store collapses them",
     outputs: [outTimeWindowed(SIZE)],
     steps: windowInput(55),
-    topology(b) {
-      b.stream("in", strings)
-        .flatMapValues((v) => [v, v, v])
-        .groupByKey()
-        .windowedBy(TimeWindows.ofSizeAndGrace(SIZE, 300))
-        .count()
-        .toStream()
-        .to("out", Produced.with(WindowedSerdes.timeWindowed(Serdes.string(), SIZE), Serdes.int64()));
-    },
+    topology: (b) => fanOutCount(b, TimeWindows.ofSizeAndGrace(SIZE, 300), SIZE),
   },
   {
     name: "group-by-then-tumbling-suppress",

@@ -34,7 +34,7 @@ class ModelCache {
 }
 
 describe("the record cache", () => {
-  it("holds, evicts, flushes and groups its dirty entries as a brute-force model does, over random reads, writes and in-place rewrites of a few keys", () => {
+  it("holds, evicts, flushes and groups its dirty entries as a brute-force model does, over random reads, additions and in-place rewrites of a few keys", () => {
     for (let seed = 1; seed <= 20; seed++) {
       const random = seededRandom(seed);
       const maxBytes = 200 + Math.floor(random() * 600);
@@ -53,20 +53,27 @@ describe("the record cache", () => {
         if (roll < 0.45) {
           expect(cache.get(`${mapKey}`)?.timestampMs, `seed ${seed} step ${step}`).toBe(model.get(mapKey)?.timestampMs);
         } else if (roll < 0.97) {
-          const dirty = random() < 0.8;
           const value = random() < 0.1 ? null : Buffer.alloc(Math.floor(random() * 120));
-          const entry: CacheEntry = { key: Buffer.from(mapKey), value, timestampMs: step, dirty, context: null, stored: undefined };
-          const twin = { ...entry };
-          // Half the dirty writes of a cached key change its entry in place: the same outcome as a new entry.
           const before = cache.get(`${mapKey}`);
-          const knew = before === undefined ? undefined : before.dirty ? before.stored : before.value;
-          const inPlace = dirty && random() < 0.5 && cache.rewrite(`${mapKey}`, entry.value, entry.timestampMs, null);
-          // The rewritten entry remembers what the store below holds: a clean entry's value, or what the dirty one knew.
-          if (inPlace) expect(cache.get(`${mapKey}`)?.stored).toBe(knew);
-          if (!inPlace) cache.put(`${mapKey}`, entry);
-          else rewrites++;
-          expect(inPlace || !cache.rewrite("absent", null, 0, null)).toBe(true);
-          model.put(mapKey, twin);
+          if (before !== undefined) {
+            // A write of a cached key changes its entry in place (the stores' only way to write one): the same outcome as a new dirty entry.
+            const knew = before.dirty ? before.stored : before.value;
+            expect(cache.rewrite(`${mapKey}`, value, step, null)).toBe(true);
+            rewrites++;
+            // The rewritten entry remembers what the store below holds: a clean entry's value, or what the dirty one knew
+            // (unless the write made it too large for the whole budget, and it left at once).
+            const after = cache.get(`${mapKey}`);
+            if (after !== undefined) expect(after.stored).toBe(knew);
+            else expect(entrySizeBytes({ key: Buffer.from(mapKey), value, timestampMs: step, dirty: true, context: null, stored: undefined })).toBeGreaterThan(maxBytes);
+            model.put(mapKey, { key: Buffer.from(mapKey), value, timestampMs: step, dirty: true, context: null, stored: undefined });
+          } else {
+            // An absent key is added: clean as a read loads it, or dirty as a write of an unread key.
+            const entry: CacheEntry = { key: Buffer.from(mapKey), value, timestampMs: step, dirty: random() < 0.8, context: null, stored: undefined };
+            const twin = { ...entry }; // copied first: an eviction marks the added entry clean
+            expect(cache.rewrite(`${mapKey}`, null, 0, null)).toBe(false);
+            cache.add(`${mapKey}`, entry);
+            model.put(mapKey, twin);
+          }
         } else {
           expect(cache.takeDirty().map((e) => e.timestampMs)).toEqual(model.takeDirty().map((e) => e.timestampMs));
         }

@@ -64,13 +64,7 @@ public final class Windows {
         time(r, "tumbling-sum-suppress-headers", () -> TimeWindows.ofSizeAndGrace(ms(SIZE), ms(300)), SIZE, Emit.SUPPRESS, Op.SUM);
         sliding(r, "sliding-count-update-headers", () -> SlidingWindows.ofTimeDifferenceAndGrace(ms(500), ms(300)), Emit.UPDATE, Op.COUNT);
         session(r, "session-count-update-headers", () -> SessionWindows.ofInactivityGapAndGrace(ms(300), ms(200)), Emit.UPDATE, Op.COUNT, true, null);
-        r.add("fan-out-tumbling-count-cached", b -> b.stream("in", STRINGS)
-            .flatMapValues(v -> List.of(v, v, v))
-            .groupByKey()
-            .windowedBy(TimeWindows.ofSizeAndGrace(ms(SIZE), ms(300)))
-            .count()
-            .toStream()
-            .to("out", Produced.with(WindowedSerdes.timeWindowedSerdeFrom(String.class, SIZE), Serdes.Long())));
+        r.add("fan-out-tumbling-count-cached", b -> fanOutCount(b, TimeWindows.ofSizeAndGrace(ms(SIZE), ms(300)), SIZE));
         r.add("group-by-then-tumbling-suppress", b -> b.stream("in", STRINGS)
             .groupBy((k, v) -> k.substring(0, 1), GROUPED_STRINGS)
             .windowedBy(TimeWindows.ofSizeAndGrace(ms(SIZE), ms(300)))
@@ -90,13 +84,7 @@ public final class Windows {
         r.add("sliding-concat-update-long", b -> slidingWindowed(b, SlidingWindows.ofTimeDifferenceAndGrace(ms(400), ms(250)), 400, Emit.UPDATE, Op.CONCAT));
         time(r, "hopping-count-suppress-long", () -> TimeWindows.ofSizeAndGrace(ms(SIZE), ms(300)).advanceBy(ms(400)), SIZE, Emit.SUPPRESS, Op.COUNT);
         // A documented difference (differences.ts): the caches size their entries differently.
-        r.add("difference-fan-out-hopping-count-small-cache", b -> b.stream("in", STRINGS)
-            .flatMapValues(v -> List.of(v, v, v))
-            .groupByKey()
-            .windowedBy(TimeWindows.ofSizeAndGrace(ms(SIZE), ms(300)).advanceBy(ms(250)))
-            .count()
-            .toStream()
-            .to("out", Produced.with(WindowedSerdes.timeWindowedSerdeFrom(String.class, SIZE), Serdes.Long())));
+        r.add("difference-fan-out-hopping-count-small-cache", b -> fanOutCount(b, TimeWindows.ofSizeAndGrace(ms(SIZE), ms(300)).advanceBy(ms(250)), SIZE));
         session(r, "filter-before-session-close", () -> SessionWindows.ofInactivityGapAndGrace(ms(300), ms(100)), Emit.CLOSE, Op.COUNT, true, "drop");
     }
 
@@ -132,6 +120,17 @@ public final class Windows {
             ? windowed.reduce(Common::sum, store)
             : windowed.aggregate(() -> "", (k, v, agg) -> agg + v, (k, left, right) -> left + "|" + right, store);
         suppressIf(table, emit).toStream().to("out", Produced.with(keySerde, Serdes.String()));
+    }
+
+    /** Each input record counted three times into its windows (windows.ts: fanOutCount). */
+    static void fanOutCount(StreamsBuilder b, TimeWindows windows, long size) {
+        b.stream("in", STRINGS)
+            .flatMapValues(v -> List.of(v, v, v))
+            .groupByKey()
+            .windowedBy(windows)
+            .count()
+            .toStream()
+            .to("out", Produced.with(WindowedSerdes.timeWindowedSerdeFrom(String.class, size), Serdes.Long()));
     }
 
     static void timeWindowed(StreamsBuilder b, TimeWindows windows, long size, Emit emit, Op op, boolean caching, String filterOut) {
