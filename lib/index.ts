@@ -146,6 +146,7 @@ export { readGroupLag, type GroupLag, type GroupLagConnection, type KafkaClientN
 export {
   StreamsApp,
   type AppState,
+  type ExactlyOnceProducers,
   type ProcessingGuarantee,
   type StateListener,
   type StreamsConfig,

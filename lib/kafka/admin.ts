@@ -1,9 +1,15 @@
 import type { Admin as ClientAdmin, Kafka } from "kafkajs";
-import { ConfigResourceTypes } from "./kafkajs.ts";
-import { FatalError } from "../errors/index.ts";
+import { ConfigResourceTypes, groupCoordinatorOf } from "./kafkajs.ts";
+import { RetriableError } from "../errors/index.ts";
 import { guarded } from "./errors.ts";
+import { fetchStableOffsets } from "./generation-offsets.ts";
 import { groupByTopic } from "./messages.ts";
 import type { GroupDescription, TopicPartitionOffset, TopicSpec } from "./types.ts";
+
+// How long a stable read of committed offsets waits for an open transaction before the
+// caller gets the retriable error (a task's start then retries itself): a few times
+// Sluice's default transaction timeout (10 s), at which the coordinator aborts it.
+const STABLE_OFFSETS_PATIENCE_MS = 30_000;
 
 /** Topic and group administration, in the boundary's own types. */
 export class KafkaAdmin {
@@ -91,11 +97,10 @@ export class KafkaAdmin {
   /**
    * Committed offsets of a group, with their commit metadata when there is any; partitions
    * without a commit are absent. `requireStable` waits out offsets still pending in an open
-   * transaction (OffsetFetch requireStable, KIP-447), which kafkajs cannot send: it is only
-   * asked of clients that fence offsets by generation, so here it is a programming error.
+   * transaction (OffsetFetch v7 require_stable, KIP-447, generation-offsets.ts).
    */
   async committedOffsets(groupId: string, topics: string[], requireStable = false): Promise<TopicPartitionOffset[]> {
-    if (requireStable) throw new FatalError("the kafkajs client cannot read stable offsets (OffsetFetch requireStable); exactly-once with one producer per thread needs a client that fences offsets by generation");
+    if (requireStable) return this.#stableOffsets(groupId, topics);
     const rows = await guarded(`fetch committed offsets of group ${groupId}`, () => this.#admin.fetchOffsets({ groupId, topics }));
     const result: TopicPartitionOffset[] = [];
     for (const row of rows) {
@@ -108,6 +113,22 @@ export class KafkaAdmin {
       }
     }
     return result;
+  }
+
+  // The broker answers UNSTABLE_OFFSET_COMMIT until the transaction holding the offsets
+  // commits or aborts (at the latest at its timeout), so the read is retried until then.
+  async #stableOffsets(groupId: string, topics: string[]): Promise<TopicPartitionOffset[]> {
+    const counts = await this.partitionCounts(topics);
+    if (counts.size === 0) return [];
+    const started = Date.now();
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await guarded(`fetch stable committed offsets of group ${groupId}`, async () => fetchStableOffsets(await groupCoordinatorOf(this.#admin, groupId), groupId, counts));
+      } catch (error) {
+        if (!(error instanceof RetriableError) || Date.now() - started > STABLE_OFFSETS_PATIENCE_MS) throw error;
+        await new Promise((resolve) => setTimeout(resolve, Math.min(50 * 2 ** attempt, 1_000)));
+      }
+    }
   }
 
   setGroupOffsets(groupId: string, offsets: TopicPartitionOffset[]): Promise<void> {

@@ -40,10 +40,10 @@ export interface KafkaClient {
   close(): Promise<void>;
 }
 
-// kafkajs 2.2.4 speaks TxnOffsetCommit v1 (no group generation) and has no callback
-// before partitions are revoked. Static membership is Sluice's own (static-membership.ts).
+// kafkajs 2.2.4 has no callback before partitions are revoked. Static membership
+// (static-membership.ts) and offsets fenced by generation (generation-offsets.ts) are Sluice's own.
 const kafkajsCapabilities: ClientCapabilities = {
-  fencesOffsetsByGeneration: false,
+  fencesOffsetsByGeneration: true,
   staticMembership: true,
   revocationHook: false,
 };

@@ -1,5 +1,5 @@
 import type { Consumer, Kafka, PartitionAssigner } from "kafkajs";
-import { AssignerProtocol, beforeRejoin, lastStableOffset, requestRejoin, takeAssignmentUserData } from "./kafkajs.ts";
+import { AssignerProtocol, beforeRejoin, lastStableOffset, requestRejoin, takeAssignment } from "./kafkajs.ts";
 import type { Logger } from "../observability/index.ts";
 import { RetriableError } from "../errors/index.ts";
 import { guarded } from "./errors.ts";
@@ -66,6 +66,9 @@ export class GroupConsumer {
   readonly #hold: PausedFetchHold;
   #removeRejoinHook: () => void = () => undefined;
   #memberId: string | null = null;
+  readonly #groupInstanceId: string | null;
+  // The generation of the last assignment, which transactional offset commits carry.
+  #member: GroupMetadata | null = null;
 
   get groupId(): string {
     return this.#groupId;
@@ -73,6 +76,7 @@ export class GroupConsumer {
 
   constructor(kafka: Kafka, options: GroupConsumerOptions, logger: Logger) {
     this.#groupId = options.groupId;
+    this.#groupInstanceId = options.groupInstanceId ?? null;
     this.#readCommitted = options.readCommitted;
     this.#sessionTimeoutMs = options.sessionTimeoutMs ?? 30_000;
     // Held no longer than a heartbeat interval, so a held batch delays no heartbeat much.
@@ -115,8 +119,10 @@ export class GroupConsumer {
         for (const partition of partitions) assignment.push({ topic, partition });
       }
       this.#memberId = event.payload.memberId;
+      const joined = takeAssignment(event.payload.memberId);
+      this.#member = joined && { generationId: joined.generationId, memberId: event.payload.memberId, groupInstanceId: this.#groupInstanceId };
       this.#hold.assigned(assignment);
-      handlers.onAssigned(assignment, takeAssignmentUserData(event.payload.memberId));
+      handlers.onAssigned(assignment, joined?.userData ?? Buffer.alloc(0));
     });
     this.#consumer.on(events.REBALANCING, () => {
       this.#hold.wake();
@@ -197,12 +203,9 @@ export class GroupConsumer {
     );
   }
 
-  /**
-   * The member's generation for transactional offset commits: none here, because kafkajs'
-   * TxnOffsetCommit (v1) cannot carry it (capabilities.fencesOffsetsByGeneration is false).
-   */
+  /** The member's place in the group as of its last assignment (null before the first), for transactional offset commits. */
   groupMetadata(): GroupMetadata | null {
-    return null;
+    return this.#member;
   }
 
   /**

@@ -3,6 +3,8 @@
 import { createRequire } from "node:module";
 import { dirname, sep } from "node:path";
 import { installEncodingReplacements } from "./encoding/install.ts";
+import { addPartitionsSoonAfterConcurrent } from "./concurrent-transactions.ts";
+import { type CoordinatorConnection, sendTxnOffsetCommit } from "./generation-offsets.ts";
 import { type EosCluster, withKeptCoordinators } from "./kept-coordinators.ts";
 import { withStaticMembership } from "./static-membership.ts";
 
@@ -153,14 +155,15 @@ export function beforeRejoin(groupId: string, hook: () => Promise<void>): () => 
 }
 
 // The userData of the assignment a member receives (its standby tasks, the cluster's
-// hosts) is decoded by kafkajs 2.2.4 and dropped; and there is no call that makes a member
+// hosts) is decoded by kafkajs 2.2.4 and dropped, and so is the generation it belongs to
+// (a transactional offset commit carries it); and there is no call that makes a member
 // rejoin (Kafka's enforceRebalance, needed for probing rebalances). The group is built
 // through one more subclass: its sync keeps the userData per member id, and its next
 // heartbeat after a requested rejoin answers as if the group were rebalancing, which
 // makes the consumer rejoin with fresh subscription metadata.
-type SyncingGroup = { memberId: string | null; coordinator: { syncGroup(request: unknown): Promise<{ memberAssignment: Buffer }> } };
+type SyncingGroup = { memberId: string | null; coordinator: { syncGroup(request: { generationId: number }): Promise<{ memberAssignment: Buffer }> } };
 type HeartbeatingGroup = { memberId: string | null; heartbeat(options: { interval: number }): Promise<void> };
-const assignmentUserData = new Map<string, Buffer>();
+const assignments = new Map<string, JoinedAssignment>();
 const rejoinRequests = new Set<string>();
 const { MemberAssignment } = require("kafkajs/src/consumer/assignerProtocol.js") as { MemberAssignment: { decode(bytes: Buffer): { userData?: Buffer } | null } };
 const { KafkaJSError } = require("kafkajs/src/errors.js") as { KafkaJSError: new (message: string) => Error };
@@ -185,7 +188,7 @@ Object.defineProperty(AssignedGroup.prototype, SYNC, {
     coordinator.syncGroup = async (request) => {
       const response = await syncGroup.call(coordinator, request);
       const userData = MemberAssignment.decode(response.memberAssignment)?.userData;
-      if (this.memberId) assignmentUserData.set(this.memberId, Buffer.from(userData ?? Buffer.alloc(0)));
+      if (this.memberId) assignments.set(this.memberId, { userData: Buffer.from(userData ?? Buffer.alloc(0)), generationId: request.generationId });
       return response;
     };
     try {
@@ -197,11 +200,17 @@ Object.defineProperty(AssignedGroup.prototype, SYNC, {
 });
 require.cache[consumerGroupModule]!.exports = AssignedGroup;
 
-/** The userData of the assignment the member last received (empty when none); taken once. */
-export function takeAssignmentUserData(memberId: string): Buffer {
-  const userData = assignmentUserData.get(memberId) ?? Buffer.alloc(0);
-  assignmentUserData.delete(memberId);
-  return userData;
+/** What came with an assignment: the leader's userData for the member (empty when none), and its generation. */
+export interface JoinedAssignment {
+  userData: Buffer;
+  generationId: number;
+}
+
+/** The assignment the member last received, taken once (null when there was none since). */
+export function takeAssignment(memberId: string): JoinedAssignment | null {
+  const assignment = assignments.get(memberId) ?? null;
+  assignments.delete(memberId);
+  return assignment;
 }
 
 /** Makes the member rejoin its group at its next heartbeat. */
@@ -210,13 +219,38 @@ export function requestRejoin(memberId: string): void {
 }
 
 // kafkajs' transaction manager looks up its coordinators before every transactional
-// request; it is handed a view of its cluster that keeps them (kept-coordinators.ts).
+// request; it is handed a view of its cluster that keeps them (kept-coordinators.ts),
+// retries AddPartitionsToTxn soon after CONCURRENT_TRANSACTIONS (concurrent-transactions.ts),
+// and whose group coordinator sends offsets with the group generation (generation-offsets.ts).
 type EosManagerFactory = (options: { cluster: EosCluster } & Record<string, unknown>) => unknown;
 const eosManagerModule = require.resolve("kafkajs/src/producer/eosManager/index.js");
 const createEosManager = require(eosManagerModule) as EosManagerFactory;
 require.cache[eosManagerModule]!.exports = function createEosManagerKeepingCoordinators(options: Parameters<EosManagerFactory>[0]) {
-  return createEosManager({ ...options, cluster: withKeptCoordinators(options.cluster) });
+  const cluster = withKeptCoordinators(options.cluster, {
+    addPartitionsToTxn: (broker, args) => addPartitionsSoonAfterConcurrent(() => broker.addPartitionsToTxn(args)),
+    txnOffsetCommit: (broker, args) => sendTxnOffsetCommit(broker as unknown as CoordinatorConnection, args as never),
+  });
+  return createEosManager({ ...options, cluster });
 };
+
+// kafkajs' admin client keeps its cluster to itself; OffsetFetch with require_stable
+// (generation-offsets.ts) is sent to the group coordinator that cluster finds.
+type AdminCluster = { findGroupCoordinator(args: { groupId: string }): Promise<unknown> };
+const adminModule = require.resolve("kafkajs/src/admin/index.js");
+const createAdmin = require(adminModule) as (options: { cluster: AdminCluster } & Record<string, unknown>) => object;
+const adminClusters = new WeakMap<object, AdminCluster>();
+require.cache[adminModule]!.exports = function createAdminKeepingCluster(options: Parameters<typeof createAdmin>[0]) {
+  const admin = createAdmin(options);
+  adminClusters.set(admin, options.cluster);
+  return admin;
+};
+
+/** The group coordinator of `groupId` as the admin client's cluster finds it. */
+export async function groupCoordinatorOf(admin: object, groupId: string): Promise<CoordinatorConnection> {
+  const cluster = adminClusters.get(admin);
+  if (!cluster) throw new Error("the admin client was not created by this module's kafkajs");
+  return (await cluster.findGroupCoordinator({ groupId })) as CoordinatorConnection;
+}
 
 const kafkajs = require("kafkajs") as typeof import("kafkajs");
 

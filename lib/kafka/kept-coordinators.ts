@@ -29,7 +29,10 @@ export interface EosCluster {
   findGroupCoordinator(args: { groupId: string; coordinatorType?: number }): Promise<CoordinatorBroker>;
 }
 
-export function withKeptCoordinators(cluster: EosCluster): EosCluster {
+/** A coordinator call sent another way than the broker object's own method. */
+export type CoordinatorOverrides = Partial<Record<CoordinatorCall, (broker: CoordinatorBroker, args: Args) => Promise<unknown>>>;
+
+export function withKeptCoordinators(cluster: EosCluster, overrides: CoordinatorOverrides = {}): EosCluster {
   const kept = new Map<string, { broker: CoordinatorBroker; calls: CoordinatorBroker }>();
   return {
     retry: cluster.retry,
@@ -40,7 +43,7 @@ export function withKeptCoordinators(cluster: EosCluster): EosCluster {
       const known = kept.get(key);
       if (known && known.broker.isConnected()) return known.calls;
       const broker = await cluster.findGroupCoordinator(args);
-      const calls = forgettingOnFailure(broker, () => {
+      const calls = forgettingOnFailure(broker, overrides, () => {
         if (kept.get(key)?.broker === broker) kept.delete(key);
       });
       kept.set(key, { broker, calls });
@@ -56,12 +59,13 @@ const NOT_THE_COORDINATOR = new Set(["NOT_COORDINATOR", "NOT_COORDINATOR_FOR_GRO
 // dropped connection), drops the coordinator, so kafkajs' own retry, which looks it up
 // again, finds the new one. Other answers (CONCURRENT_TRANSACTIONS while the previous
 // transaction's markers are written) came from the coordinator and keep it.
-function forgettingOnFailure(broker: CoordinatorBroker, forget: () => void): CoordinatorBroker {
+function forgettingOnFailure(broker: CoordinatorBroker, overrides: CoordinatorOverrides, forget: () => void): CoordinatorBroker {
   const calls = { isConnected: () => broker.isConnected() } as CoordinatorBroker;
   for (const name of COORDINATOR_CALLS) {
+    const override = overrides[name];
     calls[name] = async (args: Args) => {
       try {
-        return await broker[name](args);
+        return await (override ? override(broker, args) : broker[name](args));
       } catch (error) {
         const { name: errorName, type } = error as { name?: string; type?: string };
         if (errorName !== "KafkaJSProtocolError" || NOT_THE_COORDINATOR.has(type ?? "")) forget();

@@ -2,6 +2,7 @@ import type { Kafka, Producer, Transaction } from "kafkajs";
 import { Partitioners } from "./kafkajs.ts";
 import { CommitUncertainError, FatalError, type SluiceError } from "../errors/index.ts";
 import { errorType, guarded, translateError } from "./errors.ts";
+import { withGeneration } from "./generation-offsets.ts";
 import { addLastOffsets, chunkRecords, groupByTopic, toTopicMessages } from "./messages.ts";
 import type { GroupMetadata, LastOffsets, OutgoingRecord, TopicPartitionOffset } from "./types.ts";
 
@@ -79,20 +80,22 @@ export class TransactionalProducer {
   }
 
   /**
-   * Adds the consumed offsets (next offset to read) to the transaction. `member` is not
-   * sent: kafkajs speaks TxnOffsetCommit v1, which has no generation (fencing is by
-   * transactional id per task instead).
+   * Adds the consumed offsets (next offset to read) to the transaction. With `member`, they
+   * carry its generation (TxnOffsetCommit v3, generation-offsets.ts), and the coordinator
+   * refuses them once the group moved past it; without, a transactional id per task fences.
    */
-  async sendOffsets(groupId: string, offsets: TopicPartitionOffset[], _member?: GroupMetadata | null): Promise<void> {
+  async sendOffsets(groupId: string, offsets: TopicPartitionOffset[], member?: GroupMetadata | null): Promise<void> {
     const transaction = this.#current("sendOffsets");
     if (offsets.length === 0) return;
     const topics = groupByTopic(offsets);
     try {
       await this.#withRetry("add offsets to transaction", () =>
-        transaction.sendOffsets({
-          consumerGroupId: groupId,
-          topics: [...topics].map(([topic, partitions]) => ({ topic, partitions })),
-        }),
+        withGeneration(this.transactionalId, member, () =>
+          transaction.sendOffsets({
+            consumerGroupId: groupId,
+            topics: [...topics].map(([topic, partitions]) => ({ topic, partitions })),
+          }),
+        ),
       );
     } catch (error) {
       throw this.#fail(error, "add offsets to transaction");

@@ -5,6 +5,7 @@ import { checkConnection, invalidGroupInstanceId, resolveKafkaClient, type Assig
 import type { Logger, MeterProvider, MetricsRecordingLevel, TracerProvider } from "../observability/index.ts";
 
 export type ProcessingGuarantee = "at_least_once" | "exactly_once";
+export type ExactlyOnceProducers = "thread" | "task";
 
 /**
  * What an instance does after it stopped on an unrecoverable error (state ERROR, closed
@@ -33,6 +34,15 @@ export interface StreamsConfig {
   /** How often output is flushed and input offsets committed. Default 30 000 ms, or 100 ms under exactly-once. */
   commitIntervalMs?: number;
   processingGuarantee?: ProcessingGuarantee;
+  /**
+   * Exactly-once only: whose transactions carry the output and offsets. `"thread"`
+   * (default, Kafka Streams' exactly_once_v2): one transactional producer per stream
+   * thread, offsets fenced by the group generation; its cost does not grow with the task
+   * count, but a failed transaction rewinds every task in it. `"task"`: one per task
+   * (Kafka Streams' old exactly_once); one task's failure rewinds that task alone, at a
+   * transaction per task per commit. Both need Kafka 2.5 or newer brokers.
+   */
+  exactlyOnceProducers?: ExactlyOnceProducers;
   /** Must exceed the commit interval. Default 10 000 ms. */
   transactionTimeoutMs?: number;
   /** Records buffered per input partition before its fetching pauses. Default 1000 (Kafka Streams' buffered.records.per.partition). */
@@ -180,6 +190,10 @@ export function resolveConfig(config: StreamsConfig): ResolvedConfig {
   if (guarantee !== "at_least_once" && guarantee !== "exactly_once") {
     throw new ConfigError(`processingGuarantee ${JSON.stringify(guarantee)} is invalid: use "at_least_once" or "exactly_once"`);
   }
+  const producers = config.exactlyOnceProducers ?? "thread";
+  if (producers !== "thread" && producers !== "task") {
+    throw new ConfigError(`exactlyOnceProducers ${JSON.stringify(producers)} is invalid: use "thread" (one transactional producer per stream thread, the default) or "task" (one per task)`);
+  }
   const brokers = typeof config.bootstrapServers === "string" ? config.bootstrapServers.split(",").map((s) => s.trim()).filter(Boolean) : config.bootstrapServers;
   const resolved: ResolvedConfig = {
     applicationId,
@@ -187,6 +201,7 @@ export function resolveConfig(config: StreamsConfig): ResolvedConfig {
     stateDir: config.stateDir ?? join(tmpdir(), "sluice"),
     commitIntervalMs: config.commitIntervalMs ?? (guarantee === "exactly_once" ? 100 : 30_000),
     processingGuarantee: guarantee,
+    exactlyOnceProducers: producers,
     transactionTimeoutMs: config.transactionTimeoutMs ?? 10_000,
     maxBufferedRecordsPerPartition: config.maxBufferedRecordsPerPartition ?? 1_000,
     maxRecordsPerLoop: config.maxRecordsPerLoop ?? 1000,

@@ -1,5 +1,5 @@
 export { StreamsApp } from "./streams-app.ts";
-export type { ProcessingGuarantee, StreamsConfig, UncaughtExceptionHandler, UncaughtExceptionResponse } from "./config.ts";
+export type { ExactlyOnceProducers, ProcessingGuarantee, StreamsConfig, UncaughtExceptionHandler, UncaughtExceptionResponse } from "./config.ts";
 export type { AppState, StateListener } from "./lifecycle.ts";
 export { StreamTask, taskIdOf } from "./task/index.ts";
 export type { RawRecord, RecordCollector, StoreProvider, StreamTaskOptions } from "./task/index.ts";

@@ -71,8 +71,9 @@ export async function createStreamThread(setup: ThreadSetup): Promise<StreamThre
 }
 
 // At-least-once: one idempotent producer. Exactly-once: one transactional producer for the
-// thread where the client fences offsets by group generation (Kafka Streams'
-// exactly_once_v2), else one per task, fenced by its transactional id.
+// thread, offsets fenced by group generation (Kafka Streams' exactly_once_v2), unless the
+// application asked for one per task or the client cannot fence by generation; a task's
+// producer is fenced by its transactional id.
 async function createCommitter(setup: ThreadSetup, tracing: StreamsTracing): Promise<Committer> {
   const { config, client, consumer, logger, stateDirectory } = setup;
   if (config.processingGuarantee !== "exactly_once") {
@@ -81,8 +82,9 @@ async function createCommitter(setup: ThreadSetup, tracing: StreamsTracing): Pro
     return new AtLeastOnceCommitter(producer, consumer, resolveExceptionHandlers(setup.exceptionHandlers).production, tracing, logger);
   }
   const options = { client, applicationId: config.applicationId, transactionTimeoutMs: config.transactionTimeoutMs, logger, tracing };
-  if (!client.capabilities.fencesOffsetsByGeneration) {
-    logger.info("exactly-once with one transactional producer per task (the Kafka client cannot fence offsets by group generation)");
+  if (config.exactlyOnceProducers === "task" || !client.capabilities.fencesOffsetsByGeneration) {
+    const why = config.exactlyOnceProducers === "task" ? "exactlyOnceProducers: \"task\"" : "the Kafka client cannot fence offsets by group generation";
+    logger.info(`exactly-once with one transactional producer per task (${why})`);
     return new TaskProducersCommitter(options);
   }
   const committer = new ThreadProducerCommitter({ ...options, processId: loadProcessId(stateDirectory.appDir), thread: 1 });

@@ -5,7 +5,7 @@
  * stable offsets is not answered while a transaction still holds offsets.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { FatalError, FencedError } from "../../lib/errors/index.ts";
+import { FencedError } from "../../lib/errors/index.ts";
 import type { KafkaClient } from "../../lib/kafka/index.ts";
 import { adapters, clientFor, consumeToEnd, createTopic, Member, text, uniqueName, waitFor } from "./support.ts";
 
@@ -32,6 +32,12 @@ describe.each(fencing)("the %s adapter's generation fencing", (name) => {
     const topic = await createTopic(client, 2, "fencing");
     const output = await createTopic(client, 1, "fencing");
     const groupId = uniqueName("fencing-group");
+    // Records to commit offsets within: a member fetching from a committed offset past a
+    // partition's end resets it (kafkajs commits the reset), which is not what is tested.
+    const input = client.producer({ idempotent: true });
+    await input.connect();
+    await input.send(Array.from({ length: 6 }, (_, i) => ({ topic, partition: 0, key: text(`k${i}`), value: text(`v${i}`) })));
+    await input.disconnect();
     const first = new Member(client, { groupId, readCommitted: true });
     started.push(first);
     await first.start([topic]);
@@ -89,15 +95,5 @@ describe.each(fencing)("the %s adapter's generation fencing", (name) => {
     await producer.close();
     expect(await stable).toEqual([{ topic, partition: 0, offset: 4 }]);
     await client.close();
-  });
-});
-
-describe.each(adapters.filter((name) => !fencing.includes(name)))("the %s adapter without generation fencing", (name) => {
-  it("has no group generation to give and refuses a stable offset read instead of answering unstably", async () => {
-    const client = clientFor(name);
-    const admin = client.admin();
-    await expect(admin.committedOffsets(uniqueName("group"), ["any"], true)).rejects.toBeInstanceOf(FatalError);
-    const consumer = client.consumer({ groupId: uniqueName("group"), readCommitted: true });
-    expect(consumer.groupMetadata()).toBeNull();
   });
 });

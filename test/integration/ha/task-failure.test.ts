@@ -1,5 +1,6 @@
 /**
- * One task's failure recovers that task alone (exactly-once). One instance runs every task;
+ * One task's failure recovers that task alone (exactly-once with `exactlyOnceProducers:
+ * "task"`). One instance runs every task;
  * the test fences one task's transactional producer from outside, as a zombie's successor
  * would: a producer with the task's transactional id initialises and so bumps its epoch. The
  * task's next commit fails (PRODUCER_FENCED); the task must rebuild its producer, roll back
@@ -29,9 +30,9 @@ const touchesTasks = /"message":"[^"]*(restor|rewind|rebuil|restart|roll)/i;
 
 describe("per-task recovery (exactly-once)", () => {
   it("a fenced task's producer: that task alone rolls back and recovers, the other tasks keep committing", async () => {
-    const cluster = new HaCluster({ name: "fenced task", bootstrap: broker.bootstrap, partitions: 4, rate: 300 });
-    // Recovery of one task alone is the kafkajs client's way: a producer per task (with one
-    // per stream thread, test/integration/runtime/thread-producer.test.ts, all tasks share a transaction).
+    // Recovery of one task alone needs a producer per task (with one per stream thread, the
+    // default, test/integration/runtime/thread-producer.test.ts, all tasks share a transaction).
+    const cluster = new HaCluster({ name: "fenced task", bootstrap: broker.bootstrap, partitions: 4, rate: 300, extraConfig: () => ({ exactlyOnceProducers: "task" }) });
     const client = createKafkaClient({ clientId: "ha-fencer", brokers: [broker.bootstrap], client: "kafkajs" }, silentLogger);
     try {
       await cluster.open();

@@ -9,15 +9,15 @@ const ROGUE_ROUNDS = 6;
 
 /**
  * A rogue producer initialises the transactional id of one task of a running exactly-once
- * app (`<applicationId>-<taskId>`, see lib/runtime/eos), again and again: each time that
+ * app with a producer per task (`<applicationId>-<taskId>`, see lib/runtime/eos), again and again: each time that
  * task's producer is fenced and its transaction aborted. The task alone recovers (its
  * producer rebuilt, rolled back, rewound to its committed offsets) while the other tasks
  * go on committing, and the counts are exact afterwards.
  */
 describe("task manager: one task's producer is fenced", () => {
   it("that task recovers alone while the other tasks keep committing; counts stay exact", async () => {
-    // One transactional producer per task is the kafkajs client's way (thread-producer.test.ts: the other's).
-    const { applicationId, output, input, admin, producer, client, lines, app, close } = await countingExactlyOnceApp("fence", "kafkajs", PARTITIONS);
+    // One transactional producer per task (thread-producer.test.ts: one per stream thread, the default).
+    const { applicationId, output, input, admin, producer, client, lines, app, close } = await countingExactlyOnceApp("fence", "kafkajs", PARTITIONS, "task");
     const load = steadyLoad(producer, input, KEYS, 30);
     const samples: Array<{ at: number; offsets: Map<number, number> }> = [];
     let sampling = true;

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createKafkaClient, type FetchedRecord, type KafkaClientName, type KafkaProducer } from "../../../lib/kafka/index.ts";
 import { silentLogger } from "../../../lib/observability/index.ts";
-import { StreamsApp } from "../../../lib/runtime/index.ts";
+import { type ExactlyOnceProducers, StreamsApp } from "../../../lib/runtime/index.ts";
 import { TestKafka } from "../../../lib/testing/test-kafka.ts";
 import { bootstrap, uniqueName } from "../support.ts";
 import type { Logger, LogLevel } from "../../../lib/observability/index.ts";
@@ -102,7 +102,7 @@ export function progressWatch(sample: () => number, everyMs = 20) {
  * An exactly-once counting app (100 ms commits) on the given Kafka client over new input
  * and output topics, its log lines kept; with a client, admin and producer of the same kind.
  */
-export async function countingExactlyOnceApp(name: string, kafkaClient: KafkaClientName, partitions: number) {
+export async function countingExactlyOnceApp(name: string, kafkaClient: KafkaClientName, partitions: number, exactlyOnceProducers: ExactlyOnceProducers = "thread") {
   const input = uniqueName(`${name}-in`);
   const output = uniqueName(`${name}-out`);
   const applicationId = uniqueName(name);
@@ -115,7 +115,7 @@ export async function countingExactlyOnceApp(name: string, kafkaClient: KafkaCli
   const lines: LogLine[] = [];
   const app = new StreamsApp(countingTopology(input, output), {
     applicationId, bootstrapServers: bootstrap(), stateDir: mkdtempSync(join(tmpdir(), `sluice-${name}-`)), kafkaClient,
-    processingGuarantee: "exactly_once", commitIntervalMs: 100, logger: capturingLogger(lines, "app"),
+    processingGuarantee: "exactly_once", exactlyOnceProducers, commitIntervalMs: 100, logger: capturingLogger(lines, "app"),
   });
   const count = (prefix: string) => lines.filter((l) => l.message.startsWith(prefix)).length;
   const close = async () => {

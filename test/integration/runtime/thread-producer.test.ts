@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { kafkaClientNames } from "../../../lib/kafka/index.ts";
 import { waitFor } from "../support.ts";
 import { committedCounts, countingExactlyOnceApp, steadyLoad } from "./task-manager-support.ts";
 
@@ -6,15 +7,15 @@ const PARTITIONS = 3;
 const KEYS = 30;
 
 /**
- * Exactly-once on a client that fences offsets by generation (@platformatic/kafka): the
+ * Exactly-once with the default `exactlyOnceProducers: "thread"`, on each Kafka client: the
  * stream thread's tasks share one transactional producer, `<applicationId>-<processId>-1`.
- * A producer taking a task's id (what fences a task under kafkajs) fences nothing here;
- * one taking the thread's id fences every task at once, each recovers, and the counts
- * stay exact.
+ * A producer taking a task's id (what fences a task with a producer per task) fences
+ * nothing here; one taking the thread's id fences every task at once, each recovers, and
+ * the counts stay exact.
  */
-describe("exactly-once with one transactional producer per stream thread", () => {
+describe.each(kafkaClientNames)("exactly-once with one transactional producer per stream thread on %s", (kafkaClient) => {
   it("puts every task in the thread's transaction: the thread's id fences them all, a task's id none", async () => {
-    const { applicationId, output, admin, producer, client, lines, app, count, close, input } = await countingExactlyOnceApp("thread", "platformatic", PARTITIONS);
+    const { applicationId, output, admin, producer, client, lines, app, count, close, input } = await countingExactlyOnceApp("thread", kafkaClient, PARTITIONS);
     const load = steadyLoad(producer, input, KEYS, 30);
     const fence = async (transactionalId: string) => {
       const rogue = client.transactionalProducer({ transactionalId, transactionTimeoutMs: 10_000 });

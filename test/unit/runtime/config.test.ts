@@ -8,6 +8,7 @@ describe("StreamsApp config", () => {
   it("fills defaults that depend on the guarantee", () => {
     expect(resolveConfig(base).commitIntervalMs).toBe(30_000);
     expect(resolveConfig({ ...base, processingGuarantee: "exactly_once" }).commitIntervalMs).toBe(100);
+    expect(resolveConfig({ ...base, processingGuarantee: "exactly_once" }).exactlyOnceProducers).toBe("thread");
     expect(resolveConfig({ ...base, bootstrapServers: "a:1, b:2" }).bootstrapServers).toEqual(["a:1", "b:2"]);
     expect(resolveConfig(base).maxTaskIdleMs).toBe(0);
     expect(resolveConfig({ ...base, maxTaskIdleMs: -1 }).maxTaskIdleMs).toBe(-1);
@@ -27,6 +28,7 @@ describe("StreamsApp config", () => {
     [{ ...base, maxTaskIdleMs: -2 }, /maxTaskIdleMs must be a whole number of milliseconds >= 0, or -1 to never wait/],
     [{ ...base, maxTaskIdleMs: 1.5 }, /maxTaskIdleMs must be a whole number/],
     [{ ...base, processingGuarantee: "twice" as never }, /processingGuarantee "twice" is invalid/],
+    [{ ...base, exactlyOnceProducers: "thread_v2" as never }, /exactlyOnceProducers "thread_v2" is invalid: use "thread" .* or "task"/],
     [{ ...base, processingGuarantee: "exactly_once" as const, commitIntervalMs: 20_000 }, /transactionTimeoutMs \(10000\) must exceed commitIntervalMs \(20000\)/],
     [{ ...base, uncaughtExceptionHandler: "SHUTDOWN_CLIENT" as never }, /uncaughtExceptionHandler must be a function/],
     [{ ...base, stateCleanupDelayMs: -1 }, /stateCleanupDelayMs must be a number of milliseconds >= 0/],
