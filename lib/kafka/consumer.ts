@@ -120,7 +120,9 @@ export class GroupConsumer {
       }
       this.#memberId = event.payload.memberId;
       const joined = takeAssignment(event.payload.memberId);
-      this.#member = joined && { generationId: joined.generationId, memberId: event.payload.memberId, groupInstanceId: this.#groupInstanceId };
+      // Without a recorded sync the last generation stays: offsets it fences are refused,
+      // where none at all would send them unfenced.
+      if (joined) this.#member = { generationId: joined.generationId, memberId: event.payload.memberId, groupInstanceId: this.#groupInstanceId };
       this.#hold.assigned(assignment);
       handlers.onAssigned(assignment, joined?.userData ?? Buffer.alloc(0));
     });

@@ -40,7 +40,7 @@ export interface StreamsConfig {
    * thread, offsets fenced by the group generation; its cost does not grow with the task
    * count, but a failed transaction rewinds every task in it. `"task"`: one per task
    * (Kafka Streams' old exactly_once); one task's failure rewinds that task alone, at a
-   * transaction per task per commit. Both need Kafka 2.5 or newer brokers.
+   * transaction per task per commit. `"thread"` needs Kafka 2.5 or newer brokers.
    */
   exactlyOnceProducers?: ExactlyOnceProducers;
   /** Must exceed the commit interval. Default 10 000 ms. */
