@@ -16,12 +16,12 @@
  * the first thing decoded here). Brokers have both since Kafka 2.5.
  */
 import { createRequire } from "node:module";
+import { type RequestingBroker, sendOwnRequest, unsupportedVersion } from "./own-requests.ts";
 import type { GroupMetadata, TopicPartitionOffset } from "./types.ts";
 
 const require = createRequire(import.meta.url);
 
 interface Encoder {
-  writeInt8(value: number): Encoder;
   writeInt16(value: number): Encoder;
   writeInt32(value: number): Encoder;
   writeInt64(value: string | number): Encoder;
@@ -42,10 +42,7 @@ interface Decoder {
 type ProtocolRequest = { request: { apiKey: number; apiVersion: number; apiName: string; encode(): Promise<Encoder> }; response: { decode(raw: Buffer): Promise<unknown>; parse(data: unknown): Promise<unknown> } };
 
 /** What of a kafkajs broker object these requests use. */
-export interface CoordinatorConnection {
-  versions: Record<number, { maxVersion: number }> | null;
-  connectionPool: { send(request: ProtocolRequest): Promise<unknown> };
-  disconnect(): Promise<void>;
+export interface CoordinatorConnection extends RequestingBroker {
   txnOffsetCommit(args: TxnOffsetCommitArgs): Promise<unknown>;
 }
 
@@ -58,11 +55,28 @@ export interface TxnOffsetCommitArgs {
   topics: { topic: string; partitions: { partition: number; offset: string | number; metadata?: string | null }[] }[];
 }
 
-const EncoderClass = require("kafkajs/src/protocol/encoder.js") as new () => Encoder;
-const DecoderClass = require("kafkajs/src/protocol/decoder.js") as new (buffer: Buffer) => Decoder;
-const apiKeys = require("kafkajs/src/protocol/requests/apiKeys.js") as Record<string, number>;
-const { failure, createErrorFromCode } = require("kafkajs/src/protocol/error.js") as { failure(code: number): boolean; createErrorFromCode(code: number): Error };
-const { KafkaJSNonRetriableError } = require("kafkajs/src/errors.js") as { KafkaJSNonRetriableError: new (message: string) => Error };
+interface KafkajsProtocol {
+  Encoder: new () => Encoder;
+  Decoder: new (buffer: Buffer) => Decoder;
+  apiKeys: Record<string, number>;
+  failure(code: number): boolean;
+  createErrorFromCode(code: number): Error;
+  errors: { KafkaJSNonRetriableError: new (message: string) => Error };
+}
+let loaded: KafkajsProtocol | null = null;
+
+// Required on first use, not at import: ./kafkajs.ts imports this module before it drops
+// kafkajs from the module cache, and these must be the copy the client runs.
+function protocol(): KafkajsProtocol {
+  loaded ??= {
+    Encoder: require("kafkajs/src/protocol/encoder.js") as KafkajsProtocol["Encoder"],
+    Decoder: require("kafkajs/src/protocol/decoder.js") as KafkajsProtocol["Decoder"],
+    apiKeys: require("kafkajs/src/protocol/requests/apiKeys.js") as KafkajsProtocol["apiKeys"],
+    ...(require("kafkajs/src/protocol/error.js") as Pick<KafkajsProtocol, "failure" | "createErrorFromCode">),
+    errors: require("kafkajs/src/errors.js") as KafkajsProtocol["errors"],
+  };
+  return loaded;
+}
 
 // The generation a producer's sendOffsets is sending with, by transactional id, for the
 // duration of that call: kafkajs' transaction manager passes on only its own arguments.
@@ -97,26 +111,19 @@ export async function fetchStableOffsets(broker: CoordinatorConnection, groupId:
 
 async function send(broker: CoordinatorConnection, request: ProtocolRequest): Promise<unknown> {
   const { apiKey, apiVersion, apiName } = request.request;
-  const max = broker.versions?.[apiKey]?.maxVersion;
-  if (max === undefined || max < apiVersion) {
-    throw new KafkaJSNonRetriableError(
-      `the broker does not support exactly-once with offsets fenced by group generation: it needs ${apiName} v${apiVersion} (Kafka 2.5 or newer), the broker offers ${max === undefined ? "none" : `up to v${max}`}; upgrade the brokers`,
-    );
+  const unsupported = unsupportedVersion(broker, apiKey, apiName, apiVersion, "exactly-once with one producer per stream thread", "Kafka 2.5 or newer");
+  if (unsupported !== null) {
+    throw new (protocol().errors.KafkaJSNonRetriableError)(`the broker does not support offsets fenced by group generation: ${unsupported}; upgrade the brokers or set exactlyOnceProducers: "task"`);
   }
-  try {
-    return await broker.connectionPool.send(request);
-  } catch (error) {
-    // What the client's own send does: a closed connection is reopened on the next request.
-    if ((error as Error).name === "KafkaJSConnectionClosedError") await broker.disconnect();
-    throw error;
-  }
+  return sendOwnRequest(broker, request);
 }
 
 function txnOffsetCommitV3(args: TxnOffsetCommitArgs, member: GroupMetadata): ProtocolRequest {
+  const kafkajs = protocol();
   const partition = ({ partition, offset, metadata = null }: TxnOffsetCommitArgs["topics"][number]["partitions"][number]) =>
-    new EncoderClass().writeInt32(partition).writeInt64(String(offset)).writeInt32(-1).writeUVarIntString(metadata).writeUVarInt(0);
+    new kafkajs.Encoder().writeInt32(partition).writeInt64(String(offset)).writeInt32(-1).writeUVarIntString(metadata).writeUVarInt(0);
   const topic = ({ topic, partitions }: TxnOffsetCommitArgs["topics"][number]) =>
-    new EncoderClass().writeUVarIntString(topic).writeUVarIntArray(partitions.map(partition), "object").writeUVarInt(0);
+    new kafkajs.Encoder().writeUVarIntString(topic).writeUVarIntArray(partitions.map(partition), "object").writeUVarInt(0);
   return flexibleRequest<number[]>("TxnOffsetCommit", 3, {
     write: (body) =>
       body
@@ -137,8 +144,8 @@ function txnOffsetCommitV3(args: TxnOffsetCommitArgs, member: GroupMetadata): Pr
       return codes;
     },
     parse: (codes) => {
-      const failed = codes.find((code) => failure(code));
-      if (failed !== undefined) throw createErrorFromCode(failed);
+      const failed = codes.find((code) => kafkajs.failure(code));
+      if (failed !== undefined) throw kafkajs.createErrorFromCode(failed);
       return codes;
     },
   });
@@ -147,8 +154,9 @@ function txnOffsetCommitV3(args: TxnOffsetCommitArgs, member: GroupMetadata): Pr
 type FetchedOffset = TopicPartitionOffset & { errorCode: number };
 
 function offsetFetchV7(groupId: string, partitionCounts: Map<string, number>): ProtocolRequest {
+  const kafkajs = protocol();
   const topic = ([name, count]: [string, number]) => {
-    const encoder = new EncoderClass().writeUVarIntString(name).writeUVarInt(count + 1);
+    const encoder = new kafkajs.Encoder().writeUVarIntString(name).writeUVarInt(count + 1);
     for (let p = 0; p < count; p++) encoder.writeInt32(p);
     return encoder.writeUVarInt(0);
   };
@@ -171,9 +179,9 @@ function offsetFetchV7(groupId: string, partitionCounts: Map<string, number>): P
       return { errorCode: body.readInt16(), offsets };
     },
     parse: ({ errorCode, offsets }) => {
-      if (failure(errorCode)) throw createErrorFromCode(errorCode);
-      const failed = offsets.find((o) => failure(o.errorCode));
-      if (failed) throw createErrorFromCode(failed.errorCode);
+      if (kafkajs.failure(errorCode)) throw kafkajs.createErrorFromCode(errorCode);
+      const failed = offsets.find((o) => kafkajs.failure(o.errorCode));
+      if (failed) throw kafkajs.createErrorFromCode(failed.errorCode);
       return offsets.filter((o) => o.offset >= 0).map(({ errorCode: _, ...committed }) => committed);
     },
   });
@@ -185,16 +193,17 @@ function offsetFetchV7(groupId: string, partitionCounts: Map<string, number>): P
  * throttle time (every answer here starts with one).
  */
 function flexibleRequest<T>(apiName: string, apiVersion: number, body: { write(encoder: Encoder): Encoder; read(decoder: Decoder): T; parse(data: T): unknown }): ProtocolRequest {
+  const kafkajs = protocol();
   return {
     request: {
-      apiKey: apiKeys[apiName]!,
+      apiKey: kafkajs.apiKeys[apiName]!,
       apiVersion,
       apiName,
-      encode: async () => body.write(new EncoderClass().writeUVarInt(0)).writeUVarInt(0),
+      encode: async () => body.write(new kafkajs.Encoder().writeUVarInt(0)).writeUVarInt(0),
     },
     response: {
       async decode(raw) {
-        const decoder = new DecoderClass(raw);
+        const decoder = new kafkajs.Decoder(raw);
         skipTags(decoder);
         decoder.readInt32(); // throttle time
         return body.read(decoder);

@@ -18,6 +18,7 @@
  * hands to its group object unchanged (see `membershipRetryOption`).
  */
 import { createRequire } from "node:module";
+import { type RequestingBroker, sendOwnRequest, unsupportedVersion } from "./own-requests.ts";
 
 const require = createRequire(import.meta.url);
 
@@ -66,10 +67,7 @@ type Request = unknown;
 interface ProtocolDefinition {
   protocol(options: { version: number }): (args: Record<string, unknown>) => Request;
 }
-interface Broker {
-  versions: Record<number, { maxVersion: number }> | null;
-  connectionPool: { send(request: Request): Promise<unknown> };
-  disconnect(): Promise<void>;
+interface Broker extends RequestingBroker {
   joinGroup(args: Record<string, unknown>): Promise<unknown>;
   syncGroup(args: Record<string, unknown>): Promise<unknown>;
   heartbeat(args: Record<string, unknown>): Promise<unknown>;
@@ -146,10 +144,8 @@ function staticRequests(broker: Broker, membership: GroupMembership): void {
   const send = async (api: string, version: number, args: Record<string, unknown>, definition: ProtocolDefinition = requests[api]!) => {
     supports(broker, apiKeys[api]!, api, version);
     try {
-      return await broker.connectionPool.send(definition.protocol({ version })(args));
+      return await sendOwnRequest(broker, definition.protocol({ version })(args));
     } catch (error) {
-      // What the client's own send does: a closed connection is reopened on the next request.
-      if ((error as Error).name === "KafkaJSConnectionClosedError") await broker.disconnect();
       throw fencedError(error, membership);
     }
   };
@@ -170,12 +166,10 @@ function staticRequests(broker: Broker, membership: GroupMembership): void {
 }
 
 function supports(broker: Broker, apiKey: number, api: string, version: number): void {
-  const max = broker.versions?.[apiKey]?.maxVersion;
-  if (max !== undefined && max >= version) return;
+  const unsupported = unsupportedVersion(broker, apiKey, api, version, "groupInstanceId", "Kafka 2.3 or newer");
+  if (unsupported === null) return;
   const { KafkaJSNonRetriableError } = require("kafkajs/src/errors.js") as { KafkaJSNonRetriableError: new (message: string) => Error };
-  throw new KafkaJSNonRetriableError(
-    `the broker does not support static membership: groupInstanceId needs ${api} v${version} (Kafka 2.3 or newer), the broker offers ${max === undefined ? "none" : `up to v${max}`}; upgrade the brokers or remove groupInstanceId`,
-  );
+  throw new KafkaJSNonRetriableError(`the broker does not support static membership: ${unsupported}; upgrade the brokers or remove groupInstanceId`);
 }
 
 function fencedError(error: unknown, membership: GroupMembership): unknown {

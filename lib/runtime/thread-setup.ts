@@ -82,9 +82,9 @@ async function createCommitter(setup: ThreadSetup, tracing: StreamsTracing): Pro
     return new AtLeastOnceCommitter(producer, consumer, resolveExceptionHandlers(setup.exceptionHandlers).production, tracing, logger);
   }
   const options = { client, applicationId: config.applicationId, transactionTimeoutMs: config.transactionTimeoutMs, logger, tracing };
-  if (config.exactlyOnceProducers === "task" || !client.capabilities.fencesOffsetsByGeneration) {
-    const why = config.exactlyOnceProducers === "task" ? "exactlyOnceProducers: \"task\"" : "the Kafka client cannot fence offsets by group generation";
-    logger.info(`exactly-once with one transactional producer per task (${why})`);
+  const perTask = config.exactlyOnceProducers === "task" ? 'exactlyOnceProducers: "task"' : client.capabilities.fencesOffsetsByGeneration ? null : "the Kafka client cannot fence offsets by group generation";
+  if (perTask !== null) {
+    logger.info(`exactly-once with one transactional producer per task (${perTask})`);
     return new TaskProducersCommitter(options);
   }
   const committer = new ThreadProducerCommitter({ ...options, processId: loadProcessId(stateDirectory.appDir), thread: 1 });
