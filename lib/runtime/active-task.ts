@@ -258,6 +258,7 @@ class ActiveTask implements EngineTask {
   }
 
   outputFlushed(changelogEnds: Map<string, number>): void {
+    this.output.committed();
     this.#stores?.commit(changelogEnds);
   }
 
@@ -273,7 +274,7 @@ class ActiveTask implements EngineTask {
   }
 
   hasUncommittedWork(): boolean {
-    return this.output.size > 0 || this.committableOffsets().length > 0 || (this.#stores?.database.inTransaction ?? false);
+    return this.output.size > 0 || this.output.drainedSinceCommit || this.committableOffsets().length > 0 || (this.#stores?.database.inTransaction ?? false);
   }
 
   nextOffsets(): TopicPartitionOffset[] {

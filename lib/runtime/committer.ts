@@ -32,6 +32,12 @@ export interface Committer {
   sendOutput?(tasks: EngineTask[], options?: { waitForSends: boolean }): Promise<void>;
   release(taskId: string): Promise<void>;
   /**
+   * Throws away output that was sent but belongs to no commit yet, where output leaves
+   * inside an open transaction (exactly-once): aborts it, before the tasks rewind to their
+   * committed offsets or an assignment changes them. Never throws.
+   */
+  abandon?(): Promise<void>;
+  /**
    * Whether starting positions must wait out offsets pending in another member's open
    * transaction (true where no transactional id per task fences the previous owner first).
    */

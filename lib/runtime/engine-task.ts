@@ -46,7 +46,7 @@ export interface EngineTask {
   offsetsCommitted(offsets: TopicPartitionOffset[]): void;
   /** The interval was not committed: drop buffered input and output, roll back local state. */
   rewind(): void;
-  /** Output, processed offsets or store writes since the last commit. */
+  /** Output (buffered, or taken since the last commit), processed offsets or store writes since the last commit. */
   hasUncommittedWork(): boolean;
   /** Per input partition, the next offset to read: after the last processed record, else the committed offset. */
   nextOffsets(): TopicPartitionOffset[];

@@ -8,6 +8,9 @@ type HeaderValues = Readonly<Record<string, Buffer | string>>;
  */
 export class OutputBuffer {
   #records: OutgoingRecord[] = [];
+  // Output taken since the last commit: under exactly-once it may sit in an open
+  // transaction, so it is work a rollback must redo even when nothing else is pending.
+  #drainedSinceCommit = false;
 
   send(topic: string, key: Buffer | null, value: Buffer | null, timestamp: number, headers?: HeaderValues, partition?: number): void {
     const record: OutgoingRecord = { topic, key, value, timestamp };
@@ -33,12 +36,24 @@ export class OutputBuffer {
   /** Takes everything buffered so far, leaving the buffer empty. */
   drain(): OutgoingRecord[] {
     const records = this.#records;
+    if (records.length > 0) this.#drainedSinceCommit = true;
     this.#records = [];
     return records;
+  }
+
+  /** Whether output was taken (sent) since the last commit. */
+  get drainedSinceCommit(): boolean {
+    return this.#drainedSinceCommit;
+  }
+
+  /** What was taken so far is committed (or acknowledged). */
+  committed(): void {
+    this.#drainedSinceCommit = false;
   }
 
   /** Forgets the buffered output (a task rewound to its committed offsets). */
   clear(): void {
     this.#records = [];
+    this.#drainedSinceCommit = false;
   }
 }

@@ -203,10 +203,13 @@ export class StreamThread {
     await this.#deps.committer.close();
   }
 
-  #applyPending(): void {
+  async #applyPending(): Promise<void> {
     const pending = this.#pending;
     if (!pending) return;
     this.#pending = null;
+    // Output sent in the open transaction is of tasks as they were: under exactly-once an
+    // assignment rolls back every task's uncommitted work, so that output goes with it.
+    await this.#deps.committer.abandon?.();
     // A member that missed a generation (it stalled past its session and was dropped) may
     // have had its tasks run elsewhere: their stores and positions are stale, so every task
     // is rebuilt from its checkpoint and the stable committed offsets, as if newly assigned.
@@ -222,7 +225,7 @@ export class StreamThread {
     const { config, logger } = this.#deps;
     while (this.#running) {
       try {
-        this.#applyPending();
+        await this.#applyPending();
         const tasks = [...this.tasks.values()];
         let processed = 0;
         const started = performance.now();
@@ -244,6 +247,7 @@ export class StreamThread {
         // task restarts from its committed offsets. One task's own failure never gets here.
         if (error instanceof SluiceError && error.action !== "fatal") {
           logger.warn("commit failed; tasks restart from their last committed offsets", { error: error.message, action: error.action });
+          await this.#deps.committer.abandon?.();
           for (const task of this.tasks.values()) task.rewind();
           this.#manager.rebuildAll();
           // A rebalance's assignment already pending applies the rebuild itself.
@@ -323,11 +327,12 @@ export class StreamThread {
     this.#deps.admin.deleteRecordsBefore(offsets).catch((error) => this.#deps.logger.warn("purging repartition topics failed", { error: (error as Error).message }));
   }
 
-  // Output is bounded. Where it may leave before its commit (at-least-once) it is sent once
-  // it has waited lingerMs or fills a batch (its latency would otherwise be the commit
-  // interval), and past 10 x the partition limit processing waits for the sends in flight,
-  // as a producer's send blocks on a full buffer.memory. Under exactly-once it leaves only
-  // in a transaction, so past MAX_UNCOMMITTED_OUTPUT_RECORDS the commit comes early.
+  // Output is bounded. Where it may leave before its commit (at-least-once, and exactly-once
+  // into the open transaction of the thread's producer) it is sent once it has waited
+  // lingerMs or fills a batch (its latency would otherwise be the commit interval), and past
+  // 10 x the partition limit processing waits for the sends in flight, as a producer's send
+  // blocks on a full buffer.memory. Output that cannot leave before its commit (a producer
+  // per task, or a send that failed) commits early past MAX_UNCOMMITTED_OUTPUT_RECORDS.
   async #sendDueOutput(now: number): Promise<void> {
     const { config, committer } = this.#deps;
     const buffered = this.#bufferedOutput();
@@ -335,7 +340,7 @@ export class StreamThread {
       this.#outputSince = null;
       return;
     }
-    if (!committer.sendOutput) {
+    if (!committer.sendOutput || buffered >= MAX_UNCOMMITTED_OUTPUT_RECORDS) {
       if (buffered >= MAX_UNCOMMITTED_OUTPUT_RECORDS) await this.#commit();
       return;
     }

@@ -101,8 +101,9 @@ describe("exactly-once under process faults", () => {
   it("stall beyond the transaction timeout with one worker", async () => {
     const s = scenario({
       name: "stall > transaction timeout (1 worker)", guarantee: "exactly_once", workload: "aggregate", workers: ["a"], rate: 600,
-      // Back-to-back commits keep a transaction open most of the time, so a stall lands in one.
-      commitIntervalMs: 10, transactionTimeoutMs: 2_000, sessionTimeoutMs: 30_000,
+      // Output leaves 10 ms after it is made, into the thread's open transaction, which then
+      // stays open until the commit a second later: a stall lands in it nearly every time.
+      commitIntervalMs: 1_000, lingerMs: 10, transactionTimeoutMs: 2_000, sessionTimeoutMs: 30_000,
     });
     let stalls = 0;
     let hit = false;
@@ -111,8 +112,8 @@ describe("exactly-once under process faults", () => {
     // PRODUCER_FENCED and the task alone restarts.
     const wokenCommitFailed = /commit failed|outcome unknown|PRODUCER_FENCED|INVALID_PRODUCER_EPOCH/;
     const { verdict } = await s.run(async () => {
-      // A transaction is open only while a commit runs, so stall until one lands inside it:
-      // the coordinator then aborts it and bumps the epoch, and the woken commit fails.
+      // Stall until one lands inside an open transaction: the coordinator then aborts it and
+      // bumps the epoch, and the woken send or commit fails.
       while (!hit && stalls < 12) {
         stalls++;
         const a = s.worker("a");

@@ -34,6 +34,9 @@ export class CommitTransaction {
   readonly #client: KafkaClient;
   readonly #options: CommitTransactionOptions;
   #producer: TransactionalProducer | null = null;
+  // Output went into the open transaction before commit() (send()): a failed cycle cannot
+  // be tried again, since that output is not at hand any more; the caller rewinds instead.
+  #holdsOutput = false;
 
   constructor(client: KafkaClient, options: CommitTransactionOptions) {
     this.#client = client;
@@ -57,15 +60,68 @@ export class CommitTransaction {
     this.#producer = producer;
   }
 
+  /** Whether the open transaction holds output sent before its commit. */
+  get holdsOutput(): boolean {
+    return this.#holdsOutput;
+  }
+
+  /**
+   * Sends output into the open transaction (beginning one), ahead of its commit: it leaves
+   * while processing goes on, and the commit then only ends what is mostly sent. A failure
+   * breaks the transaction; the next commit() or abandon() resolves it.
+   */
+  async send(records: OutgoingRecord[]): Promise<LastOffsets> {
+    const producer = this.#current();
+    // Set before the first await: a commit that comes meanwhile must know the transaction is in use.
+    this.#holdsOutput = true;
+    if (producer.state === "ready") await producer.begin();
+    return producer.send(records);
+  }
+
+  /**
+   * A send into the open transaction failed: resolves the transaction as a cycle that failed
+   * before commit() is (aborted, or the producer rebuilt, which fences it) and returns the
+   * error the commit throws, so that its tasks rewind.
+   */
+  async sendFailed(error: unknown): Promise<Error> {
+    this.#holdsOutput = false;
+    const outcome = await this.#recover(this.#current(), error, false);
+    return outcome === "retry" ? this.#rewinding(error) : outcome;
+  }
+
+  /**
+   * Throws away the open transaction's output (tasks rewinding to their committed offsets):
+   * aborts it, or rebuilds the producer where abort is not possible (which fences it, and
+   * the coordinator aborts it). Never throws: a producer that cannot be rebuilt is closed,
+   * and the next commit() reports that.
+   */
+  async abandon(): Promise<void> {
+    const producer = this.#producer;
+    this.#holdsOutput = false;
+    if (!producer || producer.state === "ready") return;
+    try {
+      if (producer.state === "in_transaction") return await producer.abort();
+    } catch {
+      // rebuilt below
+    }
+    try {
+      await this.init();
+    } catch (error) {
+      this.#options.logger.warn("rebuilding the transactional producer failed; the next commit tries again", { ...this.#options.logFields, error });
+      await this.close();
+    }
+  }
+
   /** `member`: the consumer's generation, sent with the offsets where the client can (KIP-447). */
   async commit(groupId: string, records: OutgoingRecord[], offsets: TopicPartitionOffset[], member: () => GroupMetadata | null = () => null): Promise<LastOffsets> {
     const retries = this.#options.retries ?? 5;
     for (let attempt = 0; ; attempt++) {
       let committing = false;
-      const producer = this.#producer;
-      if (!producer) throw new FencedError(`${this.#options.owner} has no transactional producer; it was closed`);
+      const producer = this.#current();
+      const heldOutput = this.#holdsOutput;
+      this.#holdsOutput = false;
       try {
-        await producer.begin();
+        if (producer.state === "ready") await producer.begin();
         const positions = await producer.send(records);
         await producer.sendOffsets(groupId, offsets, member());
         faultPoint("eos.before-commit");
@@ -74,6 +130,7 @@ export class CommitTransaction {
         return positions;
       } catch (error) {
         const outcome = await this.#recover(producer, error, committing);
+        if (outcome === "retry" && heldOutput) throw this.#rewinding(error);
         if (outcome === "retry" && attempt < retries) {
           await new Promise((r) => setTimeout(r, Math.min(50 * 2 ** attempt, 2000)));
           continue;
@@ -87,6 +144,18 @@ export class CommitTransaction {
   async close(): Promise<void> {
     await this.#producer?.close();
     this.#producer = null;
+    this.#holdsOutput = false;
+  }
+
+  // A cycle whose output partly went out before commit() cannot be tried again: that output
+  // is not at hand any more.
+  #rewinding(error: unknown): RetriableError {
+    return new RetriableError(`${this.#options.owner}: transaction aborted (${(error as Error).message}); it held output sent before the commit, so its tasks rewind`, { cause: error });
+  }
+
+  #current(): TransactionalProducer {
+    if (!this.#producer) throw new FencedError(`${this.#options.owner} has no transactional producer; it was closed`);
+    return this.#producer;
   }
 
   // Decides what a failed cycle means. Before commit() the transaction can be aborted

@@ -32,6 +32,7 @@ export interface ScenarioConfig {
   sessionTimeoutMs?: number;
   transactionTimeoutMs?: number;
   heartbeatIntervalMs?: number;
+  lingerMs?: number;
   /** Generation before the first fault and after the last recovery. */
   warmupMs?: number;
   tailMs?: number;
@@ -75,7 +76,7 @@ export class Scenario {
   constructor(config: ScenarioConfig) {
     this.config = {
       partitions: 4, keys: 40, rate: 300, commitIntervalMs: 200, sessionTimeoutMs: 6_000, transactionTimeoutMs: 10_000,
-      heartbeatIntervalMs: 1_000, warmupMs: 3_000, tailMs: 2_000, recordFigures: true, workload: "passthrough", ...config,
+      heartbeatIntervalMs: 1_000, lingerMs: 100, warmupMs: 3_000, tailMs: 2_000, recordFigures: true, workload: "passthrough", ...config,
       kafkaClient: resolveKafkaClient(config.kafkaClient),
     };
     this.applicationId = uniqueName(`chaos-${config.name.replace(/[^a-z0-9]+/gi, "-")}`);
@@ -97,6 +98,7 @@ export class Scenario {
         COMMIT_INTERVAL_MS: String(c.commitIntervalMs), SESSION_TIMEOUT_MS: String(c.sessionTimeoutMs),
         TRANSACTION_TIMEOUT_MS: String(c.transactionTimeoutMs), HEARTBEAT_INTERVAL_MS: String(c.heartbeatIntervalMs),
         SLUICE_KAFKA_CLIENT: c.kafkaClient,
+        LINGER_MS: String(c.lingerMs),
       },
     };
   }

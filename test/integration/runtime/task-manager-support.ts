@@ -26,12 +26,13 @@ export function capturingLogger(lines: LogLine[], name: string): Logger {
   return { debug: () => undefined, info: at("info"), warn: at("warn"), error: at("error") };
 }
 
-/** Counts records per key into store "counts" and writes each new count to `output`. */
-export function countingTopology(input: string, output: string) {
+/** Counts records per key into store "counts" and writes each new count to `output` (without its cache, every update at once). */
+export function countingTopology(input: string, output: string, caching = true) {
   const b = new StreamsBuilder();
+  const counts = Materialized.as<string, bigint>("counts");
   b.stream(input, Consumed.with(Serdes.string(), Serdes.string()))
     .groupByKey()
-    .count(Materialized.as("counts"))
+    .count(caching ? counts : counts.withCachingDisabled())
     .toStream()
     .to(output, Produced.with(Serdes.string(), Serdes.int64()));
   return b.build();
@@ -102,7 +103,8 @@ export function progressWatch(sample: () => number, everyMs = 20) {
  * An exactly-once counting app (100 ms commits) on the given Kafka client over new input
  * and output topics, its log lines kept; with a client, admin and producer of the same kind.
  */
-export async function countingExactlyOnceApp(name: string, kafkaClient: KafkaClientName, partitions: number, exactlyOnceProducers: ExactlyOnceProducers = "thread") {
+export async function countingExactlyOnceApp(name: string, kafkaClient: KafkaClientName, partitions: number, exactlyOnceProducers: ExactlyOnceProducers = "thread", tuning: { commitIntervalMs?: number; transactionTimeoutMs?: number; lingerMs?: number; caching?: boolean } = {}) {
+  const { caching = true, ...timing } = tuning;
   const input = uniqueName(`${name}-in`);
   const output = uniqueName(`${name}-out`);
   const applicationId = uniqueName(name);
@@ -113,9 +115,9 @@ export async function countingExactlyOnceApp(name: string, kafkaClient: KafkaCli
   const producer = client.producer({ idempotent: true });
   await producer.connect();
   const lines: LogLine[] = [];
-  const app = new StreamsApp(countingTopology(input, output), {
+  const app = new StreamsApp(countingTopology(input, output, caching), {
     applicationId, bootstrapServers: bootstrap(), stateDir: mkdtempSync(join(tmpdir(), `sluice-${name}-`)), kafkaClient,
-    processingGuarantee: "exactly_once", exactlyOnceProducers, commitIntervalMs: 100, logger: capturingLogger(lines, "app"),
+    processingGuarantee: "exactly_once", exactlyOnceProducers, commitIntervalMs: 100, ...timing, logger: capturingLogger(lines, "app"),
   });
   const count = (prefix: string) => lines.filter((l) => l.message.startsWith(prefix)).length;
   const close = async () => {

@@ -3,6 +3,10 @@ import { FencedError } from "../../../lib/errors/index.ts";
 import { silentLogger } from "../../../lib/observability/index.ts";
 import { CommitTransaction } from "../../../lib/runtime/eos/commit-transaction.ts";
 import { taskTransactionalId } from "../../../lib/runtime/eos/task-producers.ts";
+import { ThreadProducerCommitter } from "../../../lib/runtime/eos/thread-producer.ts";
+import type { EngineTask } from "../../../lib/runtime/engine-task.ts";
+import { OutputBuffer } from "../../../lib/runtime/output-buffer.ts";
+import type { TopicPartitionOffset } from "../../../lib/kafka/index.ts";
 import { readTopic, testClient, uniqueName, waitFor } from "../support.ts";
 
 describe("a task's transaction", () => {
@@ -38,3 +42,117 @@ describe("a task's transaction", () => {
     await admin.disconnect();
   });
 });
+
+describe("output sent into the open transaction before its commit", () => {
+  it("commits with the transaction, and leaves nothing behind when the transaction is abandoned", async () => {
+    const client = testClient();
+    const admin = client.admin();
+    await admin.connect();
+    const topic = uniqueName("eos-early-out");
+    const input = uniqueName("eos-early-in");
+    const applicationId = uniqueName("app");
+    await admin.createTopics([{ name: topic, partitions: 1 }, { name: input, partitions: 1 }]);
+    const record = (value: string) => ({ topic, partition: 0, key: null, value: Buffer.from(value) });
+    const transaction = new CommitTransaction(client, { transactionalId: `${applicationId}-thread`, owner: "thread 1", logFields: {}, transactionTimeoutMs: 10_000, logger: silentLogger });
+    try {
+      await transaction.init();
+      expect(transaction.holdsOutput).toBe(false);
+      const sent = await transaction.send([record("early")]);
+      expect(transaction.holdsOutput).toBe(true);
+      expect(sent.get(`${topic}:0`)).toBe(0);
+      // Sent but not committed: a read_committed reader sees nothing yet, an uncommitted one sees it.
+      expect((await readTopic(topic, { readCommitted: false, count: 1 })).map((r) => r.value?.toString())).toEqual(["early"]);
+      await expect(readTopic(topic, { readCommitted: true, count: 1, timeoutMs: 1_500 })).rejects.toThrow(/timed out after 1500 ms with 0 records/);
+      await transaction.commit(applicationId, [record("at commit")], [{ topic: input, partition: 0, offset: 1 }]);
+      expect(transaction.holdsOutput).toBe(false);
+
+      await transaction.send([record("abandoned")]);
+      await transaction.abandon();
+      expect(transaction.holdsOutput).toBe(false);
+      await transaction.commit(applicationId, [record("after")], [{ topic: input, partition: 0, offset: 2 }]);
+
+      const committed = (await readTopic(topic, { readCommitted: true, count: 3 })).map((r) => r.value?.toString());
+      expect(committed).toEqual(["early", "at commit", "after"]);
+      const everything = (await readTopic(topic, { readCommitted: false, count: 4 })).map((r) => r.value?.toString());
+      expect(everything).toEqual(["early", "at commit", "abandoned", "after"]);
+      expect(await admin.committedOffsets(applicationId, [input], true)).toEqual([{ topic: input, partition: 0, offset: 2 }]);
+    } finally {
+      await transaction.close();
+      await admin.disconnect();
+    }
+  });
+
+  it("is not retried after a failure: the commit fails, so its tasks rewind", async () => {
+    const client = testClient();
+    const topic = uniqueName("eos-early-fenced");
+    const admin = client.admin();
+    await admin.connect();
+    await admin.createTopics([{ name: topic, partitions: 1 }]);
+    const applicationId = uniqueName("app");
+    const options = { transactionalId: `${applicationId}-thread`, owner: "thread 1", logFields: {}, transactionTimeoutMs: 10_000, logger: silentLogger };
+    const zombie = new CommitTransaction(client, options);
+    const owner = new CommitTransaction(client, options);
+    try {
+      await zombie.init();
+      await zombie.send([{ topic, partition: 0, key: null, value: Buffer.from("zombie") }]);
+      await owner.init(); // fences the zombie and aborts its open transaction
+      await expect(zombie.commit(applicationId, [{ topic, partition: 0, key: null, value: Buffer.from("late") }], [])).rejects.toBeInstanceOf(FencedError);
+      expect(await readTopic(topic, { readCommitted: true })).toEqual([]);
+    } finally {
+      await zombie.close();
+      await owner.close();
+      await admin.disconnect();
+    }
+  });
+});
+
+describe("a thread's open transaction whose early send fails", () => {
+  it("fails the next commit as retriable (every task rewinds, nothing visible), and the commit after it succeeds", async () => {
+    const client = testClient();
+    const admin = client.admin();
+    await admin.connect();
+    const topic = uniqueName("eos-refused");
+    const input = uniqueName("eos-refused-in");
+    const applicationId = uniqueName("app");
+    // The broker refuses a batch over 1,000 bytes for good (MESSAGE_TOO_LARGE): a non-retriable
+    // send error, as a connection lost past the client's retries is.
+    await admin.createTopics([{ name: topic, partitions: 1, configs: { "max.message.bytes": "1000" } }, { name: input, partitions: 1 }]);
+    const committer = new ThreadProducerCommitter({ client, applicationId, transactionTimeoutMs: 10_000, logger: silentLogger, processId: uniqueName("process"), thread: 1 });
+    const task = fakeTask("0_0", { topic: input, partition: 0, offset: 1 });
+    try {
+      await committer.prepare();
+      task.output.send(topic, null, Buffer.alloc(5_000), 1_000);
+      await committer.sendOutput([task], { waitForSends: true });
+      const outcome = await committer.commit([task]);
+      expect(outcome.committed).toEqual([]);
+      expect(outcome.failed.map((f) => [f.taskId, f.error.constructor.name])).toEqual([["0_0", "RetriableError"]]);
+      expect(task.rewound).toBe(1);
+      // The transaction was resolved: the next cycle commits with the same committer.
+      task.output.send(topic, null, Buffer.from("small"), 2_000);
+      await committer.sendOutput([task], { waitForSends: true });
+      expect((await committer.commit([task])).committed).toEqual([{ topic: input, partition: 0, offset: 1 }]);
+      expect((await readTopic(topic, { readCommitted: true })).map((r) => r.value?.toString())).toEqual(["small"]);
+    } finally {
+      await committer.close();
+      await admin.disconnect();
+    }
+  });
+});
+
+/** An engine task as a committer sees it: output, offsets to commit, and what the committer tells it. */
+function fakeTask(id: string, offset: TopicPartitionOffset) {
+  const task = {
+    id,
+    output: new OutputBuffer(),
+    rewound: 0,
+    prepareCommit: () => undefined,
+    committableOffsets: () => [offset],
+    outputFlushed: () => undefined,
+    offsetsCommitted: () => undefined,
+    rewind: () => {
+      task.rewound++;
+      task.output.clear();
+    },
+  };
+  return task as typeof task & EngineTask;
+}

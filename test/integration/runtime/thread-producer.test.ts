@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { kafkaClientNames } from "../../../lib/kafka/index.ts";
-import { waitFor } from "../support.ts";
+import { readTopic, waitFor } from "../support.ts";
 import { committedCounts, countingExactlyOnceApp, steadyLoad } from "./task-manager-support.ts";
 
 const PARTITIONS = 3;
@@ -51,4 +51,29 @@ describe.each(kafkaClientNames)("exactly-once with one transactional producer pe
       await close();
     }
   }, 240_000);
+
+  it("sends output inside the open transaction before the commit, which makes it visible", async () => {
+    // A commit interval long enough that the first commit after the input cannot come
+    // between the reads below; output leaves after lingerMs meanwhile (no cache holds it).
+    const { applicationId, output, admin, producer, app, close, input } = await countingExactlyOnceApp("thread-early", kafkaClient, PARTITIONS, "thread", { commitIntervalMs: 20_000, transactionTimeoutMs: 60_000, lingerMs: 10, caching: false });
+    try {
+      await app.start({ handleSignals: false });
+      await waitFor("the app runs its tasks", () => app.state === "RUNNING" && app.activeTasks().length === PARTITIONS, 60_000);
+      // The commit that starts the interval (the first pass commits at once) is behind us.
+      await new Promise((r) => setTimeout(r, 1_000));
+      const keys = Array.from({ length: KEYS }, (_, i) => `k${i}`);
+      await producer.send(keys.map((key) => ({ topic: input, key: Buffer.from(key), value: Buffer.from("x") })));
+      const early = await readTopic(output, { readCommitted: false, count: KEYS, timeoutMs: 15_000 });
+      expect(new Set(early.map((r) => r.key?.toString()))).toEqual(new Set(keys));
+      expect((await admin.committedOffsets(applicationId, [input])).reduce((sum, o) => sum + o.offset, 0)).toBe(0);
+      await expect(readTopic(output, { readCommitted: true, count: 1, timeoutMs: 1_500 })).rejects.toThrow(/with 0 records/);
+      // The commit (here: the one of closing) makes exactly that output visible, once.
+      await app.close();
+      const committed = await readTopic(output, { readCommitted: true });
+      expect(committed.map((r) => r.key?.toString()).sort()).toEqual([...keys].sort());
+      expect((await admin.committedOffsets(applicationId, [input])).reduce((sum, o) => sum + o.offset, 0)).toBe(KEYS);
+    } finally {
+      await close();
+    }
+  }, 120_000);
 });

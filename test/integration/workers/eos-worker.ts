@@ -71,6 +71,7 @@ const app = new StreamsApp(builder.build(), {
   sessionTimeoutMs: number("SESSION_TIMEOUT_MS", 6_000),
   transactionTimeoutMs: number("TRANSACTION_TIMEOUT_MS", 10_000),
   heartbeatIntervalMs: number("HEARTBEAT_INTERVAL_MS", 1_000),
+  lingerMs: number("LINGER_MS", 100),
   kafkaClient,
   // No write-back cache: every update of the aggregate reaches the output, as in Kafka Streams' EOS test client.
   cacheMaxBytes: 0,

@@ -108,6 +108,24 @@ describe("a task that stays across a rebalance", () => {
     expect(task.metrics.processed).toBe(7 + 5 + 9);
   });
 
+  it("exactly-once: output already sent into the open transaction is uncommitted work, even with nothing else pending", () => {
+    const { task } = countingTask("exactly_once");
+    task.enqueue(records(0, 3), 20);
+    task.process(100);
+    commit(task);
+    expect(task.hasUncommittedWork()).toBe(false);
+    // What a wall-clock punctuator without state emits, sent ahead of the commit: an abort throws it away.
+    task.output.send("out", Buffer.from("tick"), Buffer.from("1"), 5000);
+    expect(task.output.drain()).toHaveLength(1);
+    expect(task.hasUncommittedWork()).toBe(true);
+    task.outputFlushed(new Map());
+    expect(task.hasUncommittedWork()).toBe(false);
+    task.output.send("out", Buffer.from("tick"), Buffer.from("2"), 6000);
+    task.output.drain();
+    expect(task.rollBackToCommitted().map((p) => p.offset)).toEqual([3]);
+    expect(task.hasUncommittedWork()).toBe(false);
+  });
+
   it("at-least-once: drops only the buffered input and keeps what it processed, to commit later", () => {
     const { task, store } = countingTask("at_least_once");
     task.enqueue(records(0, 10), 20);
