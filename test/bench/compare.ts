@@ -19,7 +19,7 @@ import type { InputSpec } from "./generated-input.ts";
 import { committedTotal, loadInputs, readOutput } from "./inputs.ts";
 import { machineReport } from "./machine.ts";
 import { type InputTopics, parseSystems, peerWorkload, type PeerWorkload, type SystemName } from "./peer-workloads.ts";
-import { measurePeerLatency } from "./peer-latency.ts";
+import { measurePeerLatency, warmUpMs } from "./peer-latency.ts";
 import { type Cell, clientTable, type LatencyCell, latencyTable, type RunFigure, summarise, throughputTable, type Variant } from "./report.ts";
 import { restoreScenario, type RestoreCell, restoreTable } from "./restore.ts";
 import { RunnerProcess, sluiceNodeFlags } from "./systems.ts";
@@ -113,10 +113,10 @@ try {
           try {
             const r = await measurePeerLatency({ client, admin, bootstrap: broker.bootstrap, system, guarantee, commitMs, partitions: 3, ratePerSecond, seconds: latencySeconds, stateRoot });
             cell.runs.push(r);
-            console.error(`latency ${name} round ${round} ${system}: ${r.verdict.ok ? `p50 ${r.p50} ms, p99 ${r.p99} ms at ${ratePerSecond}/s` : `FAILED ${r.verdict.detail}`}`);
+            console.error(`latency ${name} round ${round} ${system}: ${r.verdict.ok ? `p50 ${r.p50} ms, p99 ${r.p99} ms (after warm-up ${r.steadyP50}, ${r.steadyP99}) at ${ratePerSecond}/s` : `FAILED ${r.verdict.detail}`}`);
           } catch (error) {
             const detail = error instanceof Error ? error.message : String(error);
-            cell.runs.push({ p50: NaN, p99: NaN, verdict: { ok: false, detail } });
+            cell.runs.push({ p50: NaN, p99: NaN, steadyP50: NaN, steadyP99: NaN, verdict: { ok: false, detail } });
             console.error(`latency ${name} round ${round} ${system}: FAILED ${detail}`);
           }
         }
@@ -158,7 +158,7 @@ const markdown = [
     ? ["", "### Sluice by Kafka client", "", "Each client's throughput against the peers (the ratio columns above, side by side), and platformatic against kafkajs.", "", clientTable(cells)]
     : []),
   ...(latencyCells.length > 0
-    ? ["", "## End-to-end latency", "", `Pass-through fed at a fixed rate for ${latencySeconds} s: half of the slowest system's verified pass-through rate above (so every system runs at or under half its peak), or BENCH_LATENCY_RATE; read by a read_committed consumer (arrival - send time). Kafka Streams: one run in a fresh JVM.`, "", latencyTable(latencyCells)]
+    ? ["", "## End-to-end latency", "", `Pass-through fed at a fixed rate for ${latencySeconds} s: half of the slowest system's verified pass-through rate above (so every system runs at or under half its peak), or BENCH_LATENCY_RATE; read by a read_committed consumer (arrival - send time); "after warm-up": the records sent after the first ${warmUpMs(latencySeconds) / 1000} s. Kafka Streams: one run in a fresh JVM.`, "", latencyTable(latencyCells)]
     : []),
   ...(restoreCells.length > 0 ? ["", "## Restore", "", `count-1m-keys (at-least-once) over ${restoreRecords.toLocaleString("en-US")} records builds each system's changelog; a fresh process of the same application on an empty state directory is timed from "run" to running (group join included).`, "", restoreTable(restoreCells)] : []),
   "",

@@ -147,7 +147,9 @@ async function runOnce({ label, system, Runner, nodeFlags }: Variant, scenario: 
     // wrote to: offsets beyond the records read back are those markers, i.e. commits.
     const outputOffsets = (await admin.offsets(output)).reduce((sum, p) => sum + p.latest, 0);
     let changelogRecords = 0;
-    for (const topic of (await admin.listTopics()).filter((t) => t.startsWith(applicationId) && t.endsWith("-changelog"))) {
+    // Sluice and Kafka Streams name changelogs <applicationId>-<store>-changelog; Quix Streams changelog__<group>--<topic>--<store>.
+    const isChangelog = (t: string) => (t.startsWith(applicationId) && t.endsWith("-changelog")) || t.startsWith(`changelog__${applicationId}--`);
+    for (const topic of (await admin.listTopics()).filter(isChangelog)) {
       changelogRecords += (await readOutput(client, topic)).length;
     }
     return {

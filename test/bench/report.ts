@@ -128,17 +128,18 @@ export interface LatencyCell {
   scenario: string;
   variant: Variant;
   ratePerSecond: number;
-  runs: { p50: number; p99: number; verdict: Verdict }[];
+  runs: { p50: number; p99: number; steadyP50: number; steadyP99: number; verdict: Verdict }[];
   unsupported?: string;
 }
 
 export function latencyTable(cells: LatencyCell[]): string {
-  const lines = ["| scenario | system | rate/s | p50 ms (median) | p99 ms (median) | verified |", "|---|---|---|---|---|---|"];
+  const lines = ["| scenario | system | rate/s | p50 ms (median) | p99 ms (median) | p50 ms after warm-up | p99 ms after warm-up | verified |", "|---|---|---|---|---|---|---|---|"];
   for (const c of cells) {
     const failed = c.runs.filter((r) => !r.verdict.ok);
-    if (c.unsupported) lines.push(`| ${c.scenario} | ${label(c.variant)} | | n/a: ${escape(c.unsupported)} | | |`);
-    else if (c.runs.length === 0 || failed.length > 0) lines.push(`| ${c.scenario} | ${label(c.variant)} | ${fmt(c.ratePerSecond)} | FAILED | | ${escape(failed[0]?.verdict.detail ?? "no run completed")} |`);
-    else lines.push(`| ${c.scenario} | ${label(c.variant)} | ${fmt(c.ratePerSecond)} | ${fmt(median(c.runs.map((r) => r.p50)))} | ${fmt(median(c.runs.map((r) => r.p99)))} | yes |`);
+    const medianOf = (pick: (r: LatencyCell["runs"][number]) => number) => fmt(median(c.runs.map(pick)));
+    if (c.unsupported) lines.push(`| ${c.scenario} | ${label(c.variant)} | | n/a: ${escape(c.unsupported)} | | | | |`);
+    else if (c.runs.length === 0 || failed.length > 0) lines.push(`| ${c.scenario} | ${label(c.variant)} | ${fmt(c.ratePerSecond)} | FAILED | | | | ${escape(failed[0]?.verdict.detail ?? "no run completed")} |`);
+    else lines.push(`| ${c.scenario} | ${label(c.variant)} | ${fmt(c.ratePerSecond)} | ${medianOf((r) => r.p50)} | ${medianOf((r) => r.p99)} | ${medianOf((r) => r.steadyP50)} | ${medianOf((r) => r.steadyP99)} | yes |`);
   }
   return lines.join("\n");
 }

@@ -114,10 +114,10 @@ describe("systems", () => {
 describe("latencyTable", () => {
   it("gives median p50 and p99, or FAILED", () => {
     const table = latencyTable([
-      { scenario: "pass EOS", variant: "sluice-kafkajs", ratePerSecond: 5000, runs: [{ p50: 50, p99: 110, verdict: ok }, { p50: 70, p99: 130, verdict: ok }] },
-      { scenario: "pass EOS", variant: "quix", ratePerSecond: 5000, runs: [{ p50: 1, p99: 2, verdict: { ok: false, detail: "lost 3" } }] },
+      { scenario: "pass EOS", variant: "sluice-kafkajs", ratePerSecond: 5000, runs: [{ p50: 50, p99: 110, steadyP50: 40, steadyP99: 100, verdict: ok }, { p50: 70, p99: 130, steadyP50: 60, steadyP99: 90, verdict: ok }] },
+      { scenario: "pass EOS", variant: "quix", ratePerSecond: 5000, runs: [{ p50: 1, p99: 2, steadyP50: 1, steadyP99: 2, verdict: { ok: false, detail: "lost 3" } }] },
     ]).split("\n");
-    expect(table[2]).toBe("| pass EOS | Sluice (kafkajs) | 5,000 | 60 | 120 | yes |");
-    expect(table[3]).toBe("| pass EOS | Quix Streams | 5,000 | FAILED | | lost 3 |");
+    expect(table[2]).toBe("| pass EOS | Sluice (kafkajs) | 5,000 | 60 | 120 | 50 | 95 | yes |");
+    expect(table[3]).toBe("| pass EOS | Quix Streams | 5,000 | FAILED | | | | lost 3 |");
   });
 });
