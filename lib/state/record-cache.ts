@@ -35,10 +35,29 @@ export function entrySizeBytes(entry: CacheEntry): number {
   return entry.key.length + (entry.value?.length ?? 0) + ENTRY_OVERHEAD_BYTES;
 }
 
+/** How a cache groups its entries (window and session stores: by store key). */
+export interface Grouping<E> {
+  of(entry: E): string;
+  /**
+   * Whether an entry leaving the cache takes with it a row that a scan could still return
+   * from the store below (a value within retention); if so its group is no longer complete.
+   */
+  holdsLiveRow(entry: E): boolean;
+}
+
+/**
+ * The slots of one group (see Grouping), and whether they hold every row the
+ * store below has for the group (markComplete), so that a scan of it needs no read below.
+ */
+interface Group<E> {
+  readonly slots: Set<Slot<E>>;
+  complete: boolean;
+}
+
 /** A slot of the cache's write-order list; a rewrite of the key reuses it. */
 interface Slot<E> {
   readonly mapKey: string;
-  /** The slot's group (see RecordCache's groupOf), or "" without grouping. */
+  /** The slot's group (see Grouping), or "" without grouping. */
   readonly group: string;
   entry: E;
   older: Slot<E> | null;
@@ -52,9 +71,10 @@ interface Slot<E> {
  * (A Map re-inserted on every write leaves a deleted slot behind per write, and finding
  * the oldest entry then walks over them: that was a tenth of a count's CPU.)
  *
- * With `groupOf` (the store key of a window or session entry), the dirty entries are also
- * kept per group, so that a scan of one key finds its unflushed writes without a pass over
- * every dirty entry: session windows and stream-stream joins scan once per record.
+ * With a grouping (the store key of a window or session entry), the entries are also kept
+ * per group, so that a scan of one key finds its unflushed writes without a pass over every
+ * dirty entry (session windows scan once per record), and, once the store has loaded all of
+ * a group's rows (markComplete), answers from the cache alone until one of them leaves.
  */
 export class RecordCache<E extends CacheEntry> {
   readonly maxBytes: number;
@@ -64,13 +84,13 @@ export class RecordCache<E extends CacheEntry> {
   private readonly onEvictDirty: (entries: E[]) => void;
   private bytes = 0;
   private dirty = 0;
-  private readonly groupOf: ((entry: E) => string) | null;
-  private readonly dirtyByGroup = new Map<string, Set<Slot<E>>>();
+  private readonly grouping: Grouping<E> | null;
+  private readonly groups = new Map<string, Group<E>>();
 
-  constructor(maxBytes: number, onEvictDirty: (entries: E[]) => void, groupOf: ((entry: E) => string) | null = null) {
+  constructor(maxBytes: number, onEvictDirty: (entries: E[]) => void, grouping: Grouping<E> | null = null) {
     this.maxBytes = maxBytes;
     this.onEvictDirty = onEvictDirty;
-    this.groupOf = groupOf;
+    this.grouping = grouping;
   }
 
   get(mapKey: string): E | undefined {
@@ -82,10 +102,18 @@ export class RecordCache<E extends CacheEntry> {
    * newest one, then evicts down to the budget. A cached key is written with `rewrite`.
    */
   add(mapKey: string, entry: E): void {
-    const slot: Slot<E> = { mapKey, group: this.groupOf?.(entry) ?? "", entry, older: null, newer: null };
-    this.slots.set(mapKey, slot);
-    this.append(slot);
-    this.placed(slot, false);
+    this.placed(this.insert(mapKey, entry));
+    this.evictToBudget();
+  }
+
+  /**
+   * Adds entries of keys the cache does not hold, as `add` does, evicting only once all are
+   * in: they were read from the store below together, and a dirty entry evicted between
+   * them would be written below, making the rest stale.
+   */
+  addAll(entries: readonly (readonly [string, E])[]): void {
+    for (const [mapKey, entry] of entries) this.placed(this.insert(mapKey, entry));
+    this.evictToBudget();
   }
 
   /**
@@ -107,7 +135,8 @@ export class RecordCache<E extends CacheEntry> {
     entry.timestampMs = timestampMs;
     entry.dirty = true;
     entry.context = context;
-    this.placed(slot, wasDirty);
+    this.placed(slot);
+    this.evictToBudget();
     return true;
   }
 
@@ -122,17 +151,59 @@ export class RecordCache<E extends CacheEntry> {
       taken.push(entry);
     }
     this.dirty = 0;
-    this.dirtyByGroup.clear();
     return taken;
   }
 
-  /** The dirty entries of one group (see groupOf) matching `accept`, without changing them. */
+  /** The dirty entries of one group (see Grouping) matching `accept`, without changing them. */
   dirtyEntriesOf(group: string, accept: (entry: E) => boolean): E[] {
-    const slots = this.dirtyByGroup.get(group);
+    const slots = this.groups.get(group)?.slots;
     if (slots === undefined) return [];
     const found: E[] = [];
-    for (const slot of slots) if (accept(slot.entry)) found.push(slot.entry);
+    for (const slot of slots) if (slot.entry.dirty && accept(slot.entry)) found.push(slot.entry);
     return found;
+  }
+
+  /**
+   * Every entry of a complete group matching `accept`, clean and dirty, without changing
+   * them; undefined when the group is not complete (the store must read below as well).
+   */
+  completeEntriesOf(group: string, accept: (entry: E) => boolean): E[] | undefined {
+    const found = this.groups.get(group);
+    if (found === undefined || !found.complete) return undefined;
+    const entries: E[] = [];
+    for (const slot of found.slots) if (accept(slot.entry)) entries.push(slot.entry);
+    return entries;
+  }
+
+  /**
+   * Removes a clean entry if it is still the key's (a store drops a delete once it went
+   * below: a session merged away is never read again, and its entry only took budget and
+   * lengthened its group's scans).
+   */
+  drop(mapKey: string, entry: E): void {
+    const slot = this.slots.get(mapKey);
+    if (slot === undefined || slot.entry !== entry || entry.dirty) return;
+    this.unlink(slot);
+    this.slots.delete(mapKey);
+    this.forget(entry);
+    if (this.grouping !== null) this.leaveGroup(slot, this.grouping);
+  }
+
+  hasGroup(group: string): boolean {
+    return this.groups.has(group);
+  }
+
+  /**
+   * Declares that the group's entries hold every row the store below has for it. Call it
+   * before adding the rows just read from below: if one of the group's rows leaves while
+   * they are added (or later), the group is no longer complete. Entries without a live row
+   * (deleted or expired: see Grouping) may leave without that. Only for
+   * a group that has or is about to get entries: an empty one stays until it has one.
+   */
+  markComplete(group: string): void {
+    let found = this.groups.get(group);
+    if (found === undefined) this.groups.set(group, (found = { slots: new Set(), complete: true }));
+    found.complete = true;
   }
 
   /** Dirty entries matching `accept`, without changing them (for merging into scans). */
@@ -147,7 +218,7 @@ export class RecordCache<E extends CacheEntry> {
 
   clear(): void {
     this.slots.clear();
-    this.dirtyByGroup.clear();
+    this.groups.clear();
     this.oldest = null;
     this.newest = null;
     this.bytes = 0;
@@ -166,24 +237,23 @@ export class RecordCache<E extends CacheEntry> {
     return this.slots.size;
   }
 
-  /** The bookkeeping of a slot whose entry was just added or rewritten: newest in write order, bytes, dirty group, eviction. */
-  private placed(slot: Slot<E>, wasDirty: boolean): void {
+  private insert(mapKey: string, entry: E): Slot<E> {
+    const slot: Slot<E> = { mapKey, group: this.grouping?.of(entry) ?? "", entry, older: null, newer: null };
+    this.slots.set(mapKey, slot);
+    if (this.grouping !== null) this.joinGroup(slot);
+    this.append(slot);
+    return slot;
+  }
+
+  /** The bookkeeping of a slot whose entry was just added or rewritten: newest in write order, bytes. */
+  private placed(slot: Slot<E>): void {
     const entry = slot.entry;
     if (slot !== this.newest) {
       this.unlink(slot);
       this.append(slot);
     }
     this.bytes += entrySizeBytes(entry);
-    if (entry.dirty) {
-      this.dirty++;
-      // A rewrite of a dirty entry (an aggregation's common case) stays in its group as it is.
-      if (this.groupOf !== null && !wasDirty) {
-        let group = this.dirtyByGroup.get(slot.group);
-        if (group === undefined) this.dirtyByGroup.set(slot.group, (group = new Set()));
-        group.add(slot);
-      }
-    }
-    this.evictToBudget();
+    if (entry.dirty) this.dirty++;
   }
 
   private evictToBudget(): void {
@@ -193,10 +263,10 @@ export class RecordCache<E extends CacheEntry> {
       this.unlink(slot);
       this.slots.delete(slot.mapKey);
       this.forget(entry);
+      if (this.grouping !== null) this.leaveGroup(slot, this.grouping);
       // Removed before the callback, so a listener that writes back into this store
       // sees a consistent cache.
       if (entry.dirty) {
-        this.leaveGroup(slot);
         entry.dirty = false;
         this.onEvictDirty([entry, ...this.takeDirty()]);
       }
@@ -225,10 +295,19 @@ export class RecordCache<E extends CacheEntry> {
     if (entry.dirty) this.dirty--;
   }
 
-  private leaveGroup(slot: Slot<E>): void {
-    const group = this.dirtyByGroup.get(slot.group);
+  private joinGroup(slot: Slot<E>): void {
+    const group = this.groups.get(slot.group);
+    if (group === undefined) this.groups.set(slot.group, { slots: new Set([slot]), complete: false });
+    else group.slots.add(slot);
+  }
+
+  /** For a slot leaving the cache: a live row it held (now only below) leaves its group incomplete. */
+  private leaveGroup(slot: Slot<E>, grouping: Grouping<E>): void {
+    const group = this.groups.get(slot.group);
     if (group === undefined) return;
-    group.delete(slot);
-    if (group.size === 0) this.dirtyByGroup.delete(slot.group);
+    group.slots.delete(slot);
+    if (group.complete && grouping.holdsLiveRow(slot.entry)) group.complete = false;
+    // An empty group goes even when complete: kept, the groups of keys gone by would pile up.
+    if (group.slots.size === 0) this.groups.delete(slot.group);
   }
 }

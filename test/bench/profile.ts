@@ -4,13 +4,13 @@
  * verifies every run's output, and reports CPU seconds per 1M input records (utime + stime
  * of the runner process, which is robust to a machine shared with other runs, unlike wall
  * time), the load average it ran at, and how many output and changelog records left (the
- * record cache's effect) and, under exactly-once, how many transaction markers the output
+ * record cache's effect; tombstones apart) and, under exactly-once, how many transaction markers the output
  * partitions got (how often the system committed). PROFILE_CPU=1 also writes a `node --cpu-prof` profile of each
  * Sluice run; `node test/bench/profile-summary.ts <file>` prints where its time went.
  *
  * To compare code before and after a change under the same load, PROFILE_TREES names
  * checkouts to alternate within each round (e.g. `before=/tmp/base,after=.`, a copy made with
- * `git archive <commit> | tar -x -C /tmp/base` and node_modules linked in): each runs its own
+ * `git archive <commit> | tar -x -C /tmp/base` and node_modules linked in, never .tools/bench-js): each runs its own
  * test/bench/sluice-runner.ts. PROFILE_NODE_FLAGS alternates Node flags of the Sluice runner
  * the same way (`default=,small-young=--max-semi-space-size=8`).
  *
@@ -21,7 +21,7 @@
  * its runner cannot be driven from here), PROFILE_CPU=1, PROFILE_DIR (profiles; default a
  * temp dir), KAFKA_BOOTSTRAP_SERVERS (a running broker).
  */
-import { mkdirSync } from "node:fs";
+import { mkdirSync, realpathSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { createKafkaClient } from "../../lib/kafka/index.ts";
@@ -75,12 +75,26 @@ for (const system of systems) {
     variants.push({ label: system, system, Runner: RunnerProcess });
     continue;
   }
+  const compiledInto = new Map<string, string>();
   for (const entry of process.env["PROFILE_TREES"].split(",")) {
     const [label, tree] = entry.split("=");
     if (!label || !tree) throw new Error(`PROFILE_TREES entry "${entry}" must be label=path, e.g. before=/tmp/base`);
+    // Each tree compiles its runner into its own .tools/bench-js; trees sharing that folder
+    // (a linked .tools/bench-js) would all run whichever compiled last.
+    const out = compiledRunnerDir(tree);
+    const sharing = compiledInto.get(out);
+    if (sharing !== undefined) throw new Error(`PROFILE_TREES: ${sharing} and ${label} compile their runners into the same ${out}; give each tree its own .tools/bench-js (link node_modules and .tools/kafka-*, not .tools/bench-js)`);
+    compiledInto.set(out, label);
     const module = (await import(resolve(tree, "test/bench/systems.ts"))) as { RunnerProcess: Runner };
     variants.push({ label, system, Runner: module.RunnerProcess });
   }
+}
+
+/** Where a tree's runner is compiled to, links resolved. */
+function compiledRunnerDir(tree: string): string {
+  const dir = resolve(tree, ".tools/bench-js");
+  mkdirSync(dir, { recursive: true });
+  return realpathSync(dir);
 }
 
 const broker = await startBroker();
@@ -160,6 +174,7 @@ async function runOnce({ label, system, Runner, nodeFlags }: Variant, scenario: 
       "CPU s / 1M": round2((measured.cpuSeconds / spec.records) * 1e6),
       "records/s": Math.round(spec.records / measured.seconds),
       "output records": outputs.length,
+      "output tombstones": outputs.filter((r) => r.value === null).length,
       "changelog records": changelogRecords,
       "output txn markers": outputOffsets - outputs.length,
       "peak RSS MB": Math.round(measured.peakRssMb),

@@ -12,6 +12,8 @@ import type {
 interface TimeKeyedCacheEntry extends CacheEntry {
   /** The store key alone; `key` holds the whole encoded address, which the budget counts. */
   storeKey: Buffer;
+  /** The entry's key in the cache (of `key`). */
+  mapKey: string;
   time: number;
   extra: number;
 }
@@ -56,7 +58,11 @@ export class CachingTimeKeyedStore implements TimeKeyedBytesStore, RecordContext
     this.name = inner.name;
     this.persistent = inner.persistent;
     this.retentionMs = inner.retentionMs;
-    this.cache = new RecordCache(maxBytes, (entries) => this.writeEntries(entries), (entry) => bytesToMapKey(entry.storeKey));
+    this.cache = new RecordCache(maxBytes, (entries) => this.writeEntries(entries), {
+      of: (entry) => bytesToMapKey(entry.storeKey),
+      // Scans never reach below the retention again (stream time only grows; a rollback empties the cache).
+      holdsLiveRow: (entry) => entry.value !== null && entry.time >= this.minLiveTime(),
+    });
   }
 
   /** False with a budget of 0: every write goes straight down, and whoever writes forwards. */
@@ -93,6 +99,7 @@ export class CachingTimeKeyedStore implements TimeKeyedBytesStore, RecordContext
       this.cache.add(mapKey, {
         key: address,
         storeKey: key,
+        mapKey,
         time,
         extra,
         value: stored?.value ?? null,
@@ -114,18 +121,44 @@ export class CachingTimeKeyedStore implements TimeKeyedBytesStore, RecordContext
     if (value !== null && timestampMs > this.cachedLatestTimestamp) this.cachedLatestTimestamp = timestampMs;
     const context = this.contexts?.capture() ?? null;
     if (!this.cache.rewrite(mapKey, value, timestampMs, context)) {
-      this.cache.add(mapKey, { key: address, storeKey: key, time, extra, value, timestampMs, dirty: true, context, stored: undefined });
+      this.cache.add(mapKey, { key: address, storeKey: key, mapKey, time, extra, value, timestampMs, dirty: true, context, stored: undefined });
     }
     return true;
   }
 
   find(query: TimeKeyedQuery): TimeKeyedRow[] {
-    const stored = this.inner.find(query);
     const from = Math.max(query.timeFrom, this.minLiveTime());
     const accept = (e: TimeKeyedCacheEntry) => e.time >= from && e.time <= query.timeTo && (query.extraTo === undefined || e.extra <= query.extraTo);
+    if (query.key !== null && this.holdsWrites) {
+      const group = bytesToMapKey(query.key);
+      const cached = this.cache.completeEntriesOf(group, accept) ?? (this.loadKey(query.key, group), this.cache.completeEntriesOf(group, accept));
+      if (cached !== undefined) return rowsOf(cached, query.reverse);
+    }
+    const stored = this.inner.find(query);
     const dirty = query.key === null ? this.cache.dirtyEntries(accept) : this.cache.dirtyEntriesOf(bytesToMapKey(query.key), accept);
     if (dirty.length === 0) return stored.filter((r) => r.time >= from);
     return mergeDirty(stored, dirty, from, query.reverse);
+  }
+
+  /**
+   * Reads every live row of a key into the cache (clean; a cached entry is as new or newer)
+   * and marks its group complete, so that the key's next scans, a session store's lookup per
+   * record, need no SQLite query while its rows stay cached. A key the table has no row of
+   * gets no group until it is written.
+   */
+  private loadKey(key: Buffer, group: string): void {
+    const rows = this.inner.find({ key, timeFrom: this.minLiveTime(), timeTo: Number.MAX_SAFE_INTEGER, reverse: false });
+    if (rows.length === 0 && !this.cache.hasGroup(group)) return;
+    this.cache.markComplete(group);
+    const loaded: [string, TimeKeyedCacheEntry][] = [];
+    for (const row of rows) {
+      const address = encodeTimeKeyedKey(this.layout, key, row.time, row.extra);
+      const mapKey = bytesToMapKey(address);
+      if (this.cache.get(mapKey) !== undefined) continue;
+      const { value, timestampMs } = row;
+      loaded.push([mapKey, { key: address, storeKey: key, mapKey, time: row.time, extra: row.extra, value, timestampMs, dirty: false, context: null, stored: value }]);
+    }
+    this.cache.addAll(loaded);
   }
 
   flush(): void {
@@ -135,12 +168,15 @@ export class CachingTimeKeyedStore implements TimeKeyedBytesStore, RecordContext
 
   // Dirty entries go down at a flush and when a dirty one is evicted (record-cache.ts), one
   // by one, each written and then told downstream; the table below batches the writes.
+  // A delete leaves the cache once it went down (RecordCache.drop).
   private writeEntries(entries: readonly TimeKeyedCacheEntry[]): void {
     for (const entry of entries) {
       const stored = this.takeStored(entry);
-      if (stored === undefined) continue;
-      this.inner.put(entry.storeKey, entry.time, entry.extra, entry.value, entry.timestampMs);
-      this.tell(entry, stored);
+      if (stored !== undefined) {
+        this.inner.put(entry.storeKey, entry.time, entry.extra, entry.value, entry.timestampMs);
+        this.tell(entry, stored);
+      }
+      if (entry.value === null) this.cache.drop(entry.mapKey, entry);
     }
   }
 
@@ -207,6 +243,15 @@ export class CachingTimeKeyedStore implements TimeKeyedBytesStore, RecordContext
       this.contexts?.swap(previous);
     }
   }
+}
+
+/** A complete group's entries as a scan's rows: deleted ones left out, one key's rows by (time, extra). */
+function rowsOf(entries: TimeKeyedCacheEntry[], reverse: boolean): TimeKeyedRow[] {
+  const rows: TimeKeyedRow[] = [];
+  for (const e of entries) if (e.value !== null) rows.push({ key: e.storeKey, time: e.time, extra: e.extra, value: e.value, timestampMs: e.timestampMs });
+  const direction = reverse ? -1 : 1;
+  if (rows.length > 1) rows.sort((a, b) => direction * (a.time - b.time || a.extra - b.extra));
+  return rows;
 }
 
 function compareRows(a: { time: number; extra: number }, aKey: Buffer, b: { time: number; extra: number }, bKey: Buffer): number {

@@ -3,13 +3,23 @@ import { type CacheEntry, entrySizeBytes, RecordCache } from "../../../lib/state
 import { seededRandom } from "../../../lib/testing/index.ts";
 
 // A brute-force model of the cache: entries in last-write order, evicted from the oldest;
-// evicting a dirty one hands over every dirty one, the evicted first.
+// evicting a dirty one hands over every dirty one, the evicted first. A group marked
+// complete stays so until an entry with a value leaves it, or its last entry does.
 class ModelCache {
   readonly entries: Array<{ mapKey: string; entry: CacheEntry }> = [];
   readonly evicted: CacheEntry[] = [];
+  readonly complete = new Set<string>();
   private readonly maxBytes: number;
-  constructor(maxBytes: number) {
+  private readonly groupOf: (mapKey: string) => string;
+  constructor(maxBytes: number, groupOf: (mapKey: string) => string) {
     this.maxBytes = maxBytes;
+    this.groupOf = groupOf;
+  }
+  leave(at: number): CacheEntry {
+    const [{ mapKey, entry }] = this.entries.splice(at, 1);
+    const group = this.groupOf(mapKey!);
+    if (entry!.value !== null || !this.entries.some((e) => this.groupOf(e.mapKey) === group)) this.complete.delete(group);
+    return entry!;
   }
   get(mapKey: string): CacheEntry | undefined {
     return this.entries.find((e) => e.mapKey === mapKey)?.entry;
@@ -19,7 +29,7 @@ class ModelCache {
     if (at >= 0) this.entries.splice(at, 1);
     this.entries.push({ mapKey, entry });
     while (this.entries.reduce((n, e) => n + entrySizeBytes(e.entry), 0) > this.maxBytes && this.entries.length > 0) {
-      const { entry: oldest } = this.entries.shift()!;
+      const oldest = this.leave(0);
       if (oldest.dirty) {
         oldest.dirty = false;
         this.evicted.push(oldest, ...this.takeDirty());
@@ -42,9 +52,10 @@ describe("the record cache", () => {
       const evicted: number[] = [];
       // Grouped by key number modulo 3, as a window cache groups by store key.
       const groupOf = (mapKey: string) => String(Number(mapKey.slice(1)) % 3);
-      const cache = new RecordCache<CacheEntry>(maxBytes, (entries) => evicted.push(...entries.map((e) => e.timestampMs)), (e) => groupOf(e.key.toString()));
-      const model = new ModelCache(maxBytes);
+      const cache = new RecordCache<CacheEntry>(maxBytes, (entries) => evicted.push(...entries.map((e) => e.timestampMs)), { of: (e) => groupOf(e.key.toString()), holdsLiveRow: (e) => e.value !== null });
+      const model = new ModelCache(maxBytes, groupOf);
       let rewrites = 0;
+      let completeChecks = 0;
       // Keys are made afresh for every call (as the store makes them), so a cached slot must match by content.
       const key = () => `k${Math.floor(random() * 12)}`;
       for (let step = 0; step < 2_000; step++) {
@@ -74,8 +85,18 @@ describe("the record cache", () => {
             cache.add(`${mapKey}`, entry);
             model.put(mapKey, twin);
           }
-        } else {
+        } else if (roll < 0.98) {
           expect(cache.takeDirty().map((e) => e.timestampMs)).toEqual(model.takeDirty().map((e) => e.timestampMs));
+        } else if (roll < 0.99) {
+          const group = groupOf(mapKey);
+          cache.markComplete(group);
+          model.complete.add(group);
+        } else {
+          // A store drops a clean entry (a delete once written below); a dirty one stays.
+          const entry = cache.get(mapKey);
+          const at = model.entries.findIndex((e) => e.mapKey === mapKey);
+          if (entry !== undefined) cache.drop(mapKey, entry);
+          if (at >= 0 && !model.entries[at]!.entry.dirty) model.leave(at);
         }
         expect(cache.size).toBe(model.entries.length);
         expect(cache.dirtyCount).toBe(model.entries.filter((e) => e.entry.dirty).length);
@@ -83,9 +104,14 @@ describe("the record cache", () => {
         for (const group of ["0", "1", "2"]) {
           const expected = model.entries.filter((e) => e.entry.dirty && groupOf(e.mapKey) === group).map((e) => e.entry.timestampMs);
           expect(cache.dirtyEntriesOf(group, () => true).map((e) => e.timestampMs).sort((a, b) => a - b), `group ${group}`).toEqual(expected.sort((a, b) => a - b));
+          const all = model.entries.filter((e) => groupOf(e.mapKey) === group).map((e) => e.entry.timestampMs);
+          const complete = cache.completeEntriesOf(group, () => true)?.map((e) => e.timestampMs).sort((a, b) => a - b);
+          if (complete !== undefined) completeChecks++;
+          expect(complete, `complete group ${group}`).toEqual(model.complete.has(group) ? all.sort((a, b) => a - b) : undefined);
         }
       }
       if (seed === 1) expect(evicted.length).toBeGreaterThan(0);
+      expect(completeChecks, "complete groups seen").toBeGreaterThan(0);
       expect(rewrites).toBeGreaterThan(20);
       cache.clear();
       expect(cache.get("k1")).toBeUndefined();
