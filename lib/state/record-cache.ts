@@ -57,8 +57,8 @@ interface Group<E> {
 /** A slot of the cache's write-order list; a rewrite of the key reuses it. */
 interface Slot<E> {
   readonly mapKey: string;
-  /** The slot's group (see Grouping), or "" without grouping. */
-  readonly group: string;
+  /** The slot's group (see Grouping), or "" while the cache keeps no groups. */
+  group: string;
   entry: E;
   older: Slot<E> | null;
   newer: Slot<E> | null;
@@ -72,7 +72,8 @@ interface Slot<E> {
  * the oldest entry then walks over them: that was a tenth of a count's CPU.)
  *
  * With a grouping (the store key of a window or session entry), the entries are also kept
- * per group, so that a scan of one key finds its unflushed writes without a pass over every
+ * per group from the first call that asks for one (a window store that is never scanned by
+ * key does not pay for them), so that a scan of one key finds its unflushed writes without a pass over every
  * dirty entry (session windows scan once per record), and, once the store has loaded all of
  * a group's rows (markComplete), answers from the cache alone until one of them leaves.
  */
@@ -85,7 +86,8 @@ export class RecordCache<E extends CacheEntry> {
   private bytes = 0;
   private dirty = 0;
   private readonly grouping: Grouping<E> | null;
-  private readonly groups = new Map<string, Group<E>>();
+  /** Null until a group is first asked for. */
+  private groups: Map<string, Group<E>> | null = null;
 
   constructor(maxBytes: number, onEvictDirty: (entries: E[]) => void, grouping: Grouping<E> | null = null) {
     this.maxBytes = maxBytes;
@@ -156,7 +158,7 @@ export class RecordCache<E extends CacheEntry> {
 
   /** The dirty entries of one group (see Grouping) matching `accept`, without changing them. */
   dirtyEntriesOf(group: string, accept: (entry: E) => boolean): E[] {
-    const slots = this.groups.get(group)?.slots;
+    const slots = this.grouped().get(group)?.slots;
     if (slots === undefined) return [];
     const found: E[] = [];
     for (const slot of slots) if (slot.entry.dirty && accept(slot.entry)) found.push(slot.entry);
@@ -168,7 +170,7 @@ export class RecordCache<E extends CacheEntry> {
    * them; undefined when the group is not complete (the store must read below as well).
    */
   completeEntriesOf(group: string, accept: (entry: E) => boolean): E[] | undefined {
-    const found = this.groups.get(group);
+    const found = this.grouped().get(group);
     if (found === undefined || !found.complete) return undefined;
     const entries: E[] = [];
     for (const slot of found.slots) if (accept(slot.entry)) entries.push(slot.entry);
@@ -186,11 +188,11 @@ export class RecordCache<E extends CacheEntry> {
     this.unlink(slot);
     this.slots.delete(mapKey);
     this.forget(entry);
-    if (this.grouping !== null) this.leaveGroup(slot, this.grouping);
+    this.leaveGroup(slot);
   }
 
   hasGroup(group: string): boolean {
-    return this.groups.has(group);
+    return this.grouped().has(group);
   }
 
   /**
@@ -201,8 +203,9 @@ export class RecordCache<E extends CacheEntry> {
    * a group that has or is about to get entries: an empty one stays until it has one.
    */
   markComplete(group: string): void {
-    let found = this.groups.get(group);
-    if (found === undefined) this.groups.set(group, (found = { slots: new Set(), complete: true }));
+    const groups = this.grouped();
+    let found = groups.get(group);
+    if (found === undefined) groups.set(group, (found = { slots: new Set(), complete: true }));
     found.complete = true;
   }
 
@@ -218,7 +221,7 @@ export class RecordCache<E extends CacheEntry> {
 
   clear(): void {
     this.slots.clear();
-    this.groups.clear();
+    this.groups?.clear();
     this.oldest = null;
     this.newest = null;
     this.bytes = 0;
@@ -238,9 +241,9 @@ export class RecordCache<E extends CacheEntry> {
   }
 
   private insert(mapKey: string, entry: E): Slot<E> {
-    const slot: Slot<E> = { mapKey, group: this.grouping?.of(entry) ?? "", entry, older: null, newer: null };
+    const slot: Slot<E> = { mapKey, group: "", entry, older: null, newer: null };
     this.slots.set(mapKey, slot);
-    if (this.grouping !== null) this.joinGroup(slot);
+    if (this.groups !== null) this.joinGroup(slot, this.groups);
     this.append(slot);
     return slot;
   }
@@ -263,7 +266,7 @@ export class RecordCache<E extends CacheEntry> {
       this.unlink(slot);
       this.slots.delete(slot.mapKey);
       this.forget(entry);
-      if (this.grouping !== null) this.leaveGroup(slot, this.grouping);
+      this.leaveGroup(slot);
       // Removed before the callback, so a listener that writes back into this store
       // sees a consistent cache.
       if (entry.dirty) {
@@ -295,19 +298,29 @@ export class RecordCache<E extends CacheEntry> {
     if (entry.dirty) this.dirty--;
   }
 
-  private joinGroup(slot: Slot<E>): void {
-    const group = this.groups.get(slot.group);
-    if (group === undefined) this.groups.set(slot.group, { slots: new Set([slot]), complete: false });
+  /** The groups, built from every cached entry on first use and kept from then on. */
+  private grouped(): Map<string, Group<E>> {
+    if (this.groups !== null) return this.groups;
+    if (this.grouping === null) throw new Error("this record cache was made without a grouping");
+    const groups = (this.groups = new Map());
+    for (let slot = this.oldest; slot !== null; slot = slot.newer) this.joinGroup(slot, groups);
+    return groups;
+  }
+
+  private joinGroup(slot: Slot<E>, groups: Map<string, Group<E>>): void {
+    slot.group = this.grouping!.of(slot.entry);
+    const group = groups.get(slot.group);
+    if (group === undefined) groups.set(slot.group, { slots: new Set([slot]), complete: false });
     else group.slots.add(slot);
   }
 
   /** For a slot leaving the cache: a live row it held (now only below) leaves its group incomplete. */
-  private leaveGroup(slot: Slot<E>, grouping: Grouping<E>): void {
-    const group = this.groups.get(slot.group);
+  private leaveGroup(slot: Slot<E>): void {
+    const group = this.groups?.get(slot.group);
     if (group === undefined) return;
     group.slots.delete(slot);
-    if (group.complete && grouping.holdsLiveRow(slot.entry)) group.complete = false;
+    if (group.complete && this.grouping!.holdsLiveRow(slot.entry)) group.complete = false;
     // An empty group goes even when complete: kept, the groups of keys gone by would pile up.
-    if (group.slots.size === 0) this.groups.delete(slot.group);
+    if (group.slots.size === 0) this.groups!.delete(slot.group);
   }
 }
