@@ -29,6 +29,9 @@ const retriableTypes = new Set([
   "NETWORK_EXCEPTION",
 ]);
 
+// The broker refuses the records themselves: sending them again fails the same way.
+const recordRefusalTypes = new Set(["MESSAGE_TOO_LARGE", "RECORD_LIST_TOO_LARGE", "INVALID_RECORD", "CORRUPT_MESSAGE", "INVALID_TIMESTAMP"]);
+
 interface ClientErrorShape {
   name?: string;
   message?: string;
@@ -46,6 +49,12 @@ export function errorType(error: unknown): string | undefined {
     current = (current.originalError ?? current.cause) as ClientErrorShape | undefined;
   }
   return undefined;
+}
+
+/** Whether a send failed because the broker refuses its records for good (too large, invalid). */
+export function refusesRecords(error: unknown): boolean {
+  const type = errorType(error);
+  return type !== undefined && recordRefusalTypes.has(type);
 }
 
 /**

@@ -6,7 +6,7 @@ export type { GroupConsumerHandlers, GroupConsumerOptions } from "./consumer.ts"
 export type { ProducerOptions } from "./producer.ts";
 export type { TransactionState, TransactionalProducerOptions } from "./transactional-producer.ts";
 export { checkConnection, redactConnection, resolveKafkaClient, type KafkaConnection } from "./config.ts";
-export { translateError } from "./errors.ts";
+export { refusesRecords, translateError } from "./errors.ts";
 export { invalidGroupInstanceId } from "./static-membership.ts";
 export { readGroupLag, type GroupLag, type GroupLagConnection, type PartitionLag } from "./group-lag.ts";
 export type { BoundedRange, PartitionBounds, ReadRange } from "./changelog-reader.ts";

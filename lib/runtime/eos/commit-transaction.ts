@@ -1,5 +1,5 @@
-import { CommitUncertainError, FencedError, RetriableError } from "../../errors/index.ts";
-import type { GroupMetadata, KafkaClient, LastOffsets, OutgoingRecord, TopicPartitionOffset, TransactionalProducer } from "../../kafka/index.ts";
+import { CommitUncertainError, FatalError, FencedError, RetriableError } from "../../errors/index.ts";
+import { type GroupMetadata, type KafkaClient, type LastOffsets, type OutgoingRecord, refusesRecords, type TopicPartitionOffset, type TransactionalProducer } from "../../kafka/index.ts";
 import type { Logger } from "../../observability/index.ts";
 import { faultPoint } from "../fault-points.ts";
 
@@ -27,7 +27,9 @@ export interface CommitTransactionOptions {
  *   was rebuilt (fencing any half-done transaction of ours) and the caller must rewind to
  *   the committed offsets and roll back local state;
  * - RetriableError: the cycle failed before commit() and the transaction is aborted (by
- *   the producer's rebuild when abort() was not possible); rewind the same way.
+ *   the producer's rebuild when abort() was not possible); rewind the same way;
+ * - FatalError: the broker refuses a record for good (too large, invalid): the transaction
+ *   is aborted and the error names the record; rewinding would only send it again.
  */
 export class CommitTransaction {
   readonly transactionalId: string;
@@ -75,7 +77,7 @@ export class CommitTransaction {
     // Set before the first await: a commit that comes meanwhile must know the transaction is in use.
     this.#holdsOutput = true;
     if (producer.state === "ready") await producer.begin();
-    return producer.send(records);
+    return this.#send(producer, records);
   }
 
   /**
@@ -122,7 +124,7 @@ export class CommitTransaction {
       this.#holdsOutput = false;
       try {
         if (producer.state === "ready") await producer.begin();
-        const positions = await producer.send(records);
+        const positions = await this.#send(producer, records);
         await producer.sendOffsets(groupId, offsets, member());
         faultPoint("eos.before-commit");
         committing = true;
@@ -151,6 +153,28 @@ export class CommitTransaction {
   // is not at hand any more.
   #rewinding(error: unknown): RetriableError {
     return new RetriableError(`${this.#options.owner}: transaction aborted (${(error as Error).message}); it held output sent before the commit, so its tasks rewind`, { cause: error });
+  }
+
+  /**
+   * Sends into the transaction; a refusal of the records themselves becomes a FatalError
+   * naming the largest record of the send (the broker's error names none; it is the one a
+   * size limit refuses).
+   */
+  async #send(producer: TransactionalProducer, records: OutgoingRecord[]): Promise<LastOffsets> {
+    try {
+      return await producer.send(records);
+    } catch (error) {
+      if (!refusesRecords(error) || records.length === 0) throw error;
+      const size = (r: OutgoingRecord) => (r.key?.length ?? 0) + (r.value?.length ?? 0) + Object.entries(r.headers ?? {}).reduce((n, [k, v]) => n + k.length + (v?.length ?? 0), 0);
+      const largest = records.reduce((a, b) => (size(b) > size(a) ? b : a));
+      const key = largest.key === null ? "null" : JSON.stringify(largest.key.subarray(0, 64).toString("utf8"));
+      throw new FatalError(
+        `${this.#options.owner}: the broker refused a record for good (${(error as Error).message}); the transaction was aborted and nothing of it was committed. ` +
+          `The largest record of the refused send of ${records.length}: topic ${largest.topic}, partition ${largest.partition ?? "by key"}, key ${key}, ${size(largest)} bytes of key, value and headers. ` +
+          `Raise the topic's max.message.bytes (and the broker's message.max.bytes) or send smaller records; under exactly-once the production exception handler is not consulted.`,
+        { cause: error },
+      );
+    }
   }
 
   #current(): TransactionalProducer {
@@ -186,6 +210,8 @@ export class CommitTransaction {
       return initError as Error;
     }
     if (error instanceof CommitUncertainError) return error;
+    // Sending the record again would be refused again: a rewind would loop for ever.
+    if (!committing && refusesRecords(error)) return error as Error;
     if (committing) return new CommitUncertainError(`${owner}: commit failed (${(error as Error).message}); its outcome is unknown`, { cause: error });
     return new RetriableError(`${owner}: transaction aborted before commit (${(error as Error).message})`, { cause: error });
   }

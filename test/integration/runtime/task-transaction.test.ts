@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { FencedError } from "../../../lib/errors/index.ts";
+import { FatalError, FencedError } from "../../../lib/errors/index.ts";
 import { silentLogger } from "../../../lib/observability/index.ts";
 import { CommitTransaction } from "../../../lib/runtime/eos/commit-transaction.ts";
 import { taskTransactionalId } from "../../../lib/runtime/eos/task-producers.ts";
@@ -106,28 +106,37 @@ describe("output sent into the open transaction before its commit", () => {
   });
 });
 
-describe("a thread's open transaction whose early send fails", () => {
-  it("fails the next commit as retriable (every task rewinds, nothing visible), and the commit after it succeeds", async () => {
+describe("a thread's open transaction whose early send the broker refuses for good", () => {
+  it("fails the next commit with a FatalError naming the record (every task rewinds, nothing visible), and leaves the transaction resolved", async () => {
     const client = testClient();
     const admin = client.admin();
     await admin.connect();
     const topic = uniqueName("eos-refused");
     const input = uniqueName("eos-refused-in");
     const applicationId = uniqueName("app");
-    // The broker refuses a batch over 1,000 bytes for good (MESSAGE_TOO_LARGE): a non-retriable
-    // send error, as a connection lost past the client's retries is.
+    // The broker refuses a batch over 1,000 bytes for good (MESSAGE_TOO_LARGE): sending it
+    // again would be refused again, so a rewind would repeat it for ever.
     await admin.createTopics([{ name: topic, partitions: 1, configs: { "max.message.bytes": "1000" } }, { name: input, partitions: 1 }]);
     const committer = new ThreadProducerCommitter({ client, applicationId, transactionTimeoutMs: 10_000, logger: silentLogger, processId: uniqueName("process"), thread: 1 });
     const task = fakeTask("0_0", { topic: input, partition: 0, offset: 1 });
     try {
       await committer.prepare();
-      task.output.send(topic, null, Buffer.alloc(5_000), 1_000);
+      task.output.send(topic, Buffer.from("small-key"), Buffer.from("fits"), 1_000);
+      task.output.send(topic, Buffer.from("big-key"), Buffer.alloc(5_000), 1_000);
       await committer.sendOutput([task], { waitForSends: true });
-      const outcome = await committer.commit([task]);
-      expect(outcome.committed).toEqual([]);
-      expect(outcome.failed.map((f) => [f.taskId, f.error.constructor.name])).toEqual([["0_0", "RetriableError"]]);
+      const refused = await committer.commit([task]).then(
+        () => null,
+        (error: unknown) => error,
+      );
+      expect(refused).toBeInstanceOf(FatalError);
+      const message = (refused as Error).message;
+      expect(message).toContain("MESSAGE_TOO_LARGE");
+      expect(message).toContain(`topic ${topic}`);
+      expect(message).toContain('key "big-key", 5007 bytes');
+      expect(message).toContain("max.message.bytes");
       expect(task.rewound).toBe(1);
-      // The transaction was resolved: the next cycle commits with the same committer.
+      expect(await readTopic(topic, { readCommitted: true })).toEqual([]);
+      // The transaction was resolved: the same committer commits the next cycle.
       task.output.send(topic, null, Buffer.from("small"), 2_000);
       await committer.sendOutput([task], { waitForSends: true });
       expect((await committer.commit([task])).committed).toEqual([{ topic: input, partition: 0, offset: 1 }]);
