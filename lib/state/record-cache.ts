@@ -73,9 +73,10 @@ interface Slot<E> {
  *
  * With a grouping (the store key of a window or session entry), the entries are also kept
  * per group from the first call that asks for one (a window store that is never scanned by
- * key does not pay for them), so that a scan of one key finds its unflushed writes without a pass over every
- * dirty entry (session windows scan once per record), and, once the store has loaded all of
- * a group's rows (markComplete), answers from the cache alone until one of them leaves.
+ * key does not pay for them), so that a scan of one key finds its unflushed writes without
+ * a pass over every dirty entry (session windows scan once per record), and, once the store
+ * has loaded all of a group's rows (markComplete), is answered from the cache alone until
+ * one of them leaves.
  */
 export class RecordCache<E extends CacheEntry> {
   readonly maxBytes: number;
@@ -197,10 +198,10 @@ export class RecordCache<E extends CacheEntry> {
 
   /**
    * Declares that the group's entries hold every row the store below has for it. Call it
-   * before adding the rows just read from below: if one of the group's rows leaves while
-   * they are added (or later), the group is no longer complete. Entries without a live row
-   * (deleted or expired: see Grouping) may leave without that. Only for
-   * a group that has or is about to get entries: an empty one stays until it has one.
+   * before adding the rows just read from below (addAll): if one of the group's rows leaves
+   * then or later, the group is no longer complete. Entries without a live row (deleted or
+   * expired: see Grouping) may leave without that. Only for a group that has or is about
+   * to get entries: an empty one stays until it has one.
    */
   markComplete(group: string): void {
     const groups = this.grouped();
