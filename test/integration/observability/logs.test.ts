@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { Consumed, Materialized, Produced, StreamsBuilder } from "../../../lib/dsl/index.ts";
 import type { LogLevel, Logger } from "../../../lib/observability/index.ts";
-import { RetriableError } from "../../../lib/errors/index.ts";
+import { FatalError } from "../../../lib/errors/index.ts";
 import { CommitTransaction } from "../../../lib/runtime/eos/commit-transaction.ts";
 import { taskTransactionalId } from "../../../lib/runtime/eos/task-producers.ts";
 import { StreamsApp } from "../../../lib/runtime/index.ts";
@@ -81,7 +81,7 @@ describe("log levels of a healthy exactly-once run (real broker)", () => {
     expect(alarming).toEqual([]);
   });
 
-  it("a send refused before commit is logged and thrown as an aborted transaction, not an unknown outcome", async () => {
+  it("a send refused for good before commit is logged as an aborted transaction and thrown as fatal, not an unknown outcome", async () => {
     const topic = uniqueName("logs-abort");
     const input = uniqueName("logs-abort-in");
     await kafka.createTopics([{ name: topic, partitions: 1 }, { name: input, partitions: 1 }]);
@@ -93,8 +93,9 @@ describe("log levels of a healthy exactly-once run (real broker)", () => {
       // Larger than the broker's message.max.bytes (1 MiB by default): refused for good.
       const tooLarge = { topic, partition: 0, key: null, value: Buffer.alloc(3 * 1024 * 1024) };
       const failure = await transaction.commit(applicationId, [tooLarge], [{ topic: input, partition: 0, offset: 1 }]).catch((e: unknown) => e);
-      expect(failure).toBeInstanceOf(RetriableError);
-      expect((failure as Error).message).toMatch(/aborted before commit/);
+      // Sending it again would be refused again: the error stops the app, naming the record.
+      expect(failure).toBeInstanceOf(FatalError);
+      expect((failure as Error).message).toMatch(/refused a record for good .*MESSAGE_TOO_LARGE.*the transaction was aborted/);
       const warnings = lines.filter((l) => l.level === "warn").map((l) => l.message);
       expect(warnings).toEqual([expect.stringMatching(/^transaction aborted/)]);
       expect(lines.some((l) => /outcome unknown/.test(l.message))).toBe(false);
