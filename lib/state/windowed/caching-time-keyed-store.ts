@@ -129,13 +129,13 @@ export class CachingTimeKeyedStore implements TimeKeyedBytesStore, RecordContext
   find(query: TimeKeyedQuery): TimeKeyedRow[] {
     const from = Math.max(query.timeFrom, this.minLiveTime());
     const accept = (e: TimeKeyedCacheEntry) => e.time >= from && e.time <= query.timeTo && (query.extraTo === undefined || e.extra <= query.extraTo);
-    if (query.key !== null && this.holdsWrites) {
-      const group = bytesToMapKey(query.key);
+    const group = query.key === null ? null : bytesToMapKey(query.key);
+    if (query.key !== null && group !== null && this.holdsWrites) {
       const cached = this.cache.completeEntriesOf(group, accept) ?? (this.loadKey(query.key, group), this.cache.completeEntriesOf(group, accept));
       if (cached !== undefined) return rowsOf(cached, query.reverse);
     }
     const stored = this.inner.find(query);
-    const dirty = query.key === null ? this.cache.dirtyEntries(accept) : this.cache.dirtyEntriesOf(bytesToMapKey(query.key), accept);
+    const dirty = group === null ? this.cache.dirtyEntries(accept) : this.cache.dirtyEntriesOf(group, accept);
     if (dirty.length === 0) return stored.filter((r) => r.time >= from);
     return mergeDirty(stored, dirty, from, query.reverse);
   }
