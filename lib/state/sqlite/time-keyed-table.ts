@@ -1,6 +1,7 @@
 import type Database from "better-sqlite3";
 import { KeyFilter } from "./key-filter.ts";
 import { LatestTimeBound } from "./latest-time-bound.ts";
+import { RecentRows } from "./recent-rows.ts";
 import { quoteIdentifier, type RestoreRecord, type TaskTable } from "./sql.ts";
 import { decodeTimeKeyedKey, type TimeKeyedKeyLayout } from "./time-keyed-key.ts";
 import type { TimeKeyedQuery, TimeKeyedRow } from "./time-keyed-rows.ts";
@@ -63,6 +64,8 @@ export class SqliteTimeKeyedTable implements TaskTable {
   // and a stream-stream join's store (written once per record, read only by the other
   // side's records) all write many rows to a statement.
   private readonly held: (Buffer | number)[] = [];
+  /** The recent rows in memory, for a store without a record cache (keepRecentRows). */
+  private recent: RecentRows | null = null;
 
   constructor(options: {
     db: Database.Database;
@@ -125,6 +128,14 @@ export class SqliteTimeKeyedTable implements TaskTable {
     return this.latestTimestamp;
   }
 
+  /**
+   * Keeps the rows written from now on in memory, within `maxBytes` (0: none), so that reads
+   * of recent times need no query (see RecentRows). For stores without a record cache.
+   */
+  keepRecentRows(maxBytes: number): void {
+    this.recent = maxBytes > 0 ? new RecentRows(maxBytes, this.firstUnstoredTime()) : null;
+  }
+
   /** The earliest time still retained. */
   get minLiveTime(): number {
     return this.observed === NO_TIME ? NO_TIME : this.observed - this.retentionMs + 1;
@@ -132,6 +143,7 @@ export class SqliteTimeKeyedTable implements TaskTable {
 
   get(key: Buffer, time: number, extra: number): { value: Buffer; timestampMs: number } | null {
     if (time < this.minLiveTime) return null;
+    if (this.recent?.covers(time)) return this.recent.get(key, time, extra);
     // Window starts are few, so each has a filter of its keys; a session's end is any time.
     if (this.filterPointReads ? !this.keysAtTime(time).mightContain(key) : !this.latestOfKey.mayHaveFrom(key, time)) return null;
     this.writeHeld();
@@ -144,6 +156,7 @@ export class SqliteTimeKeyedTable implements TaskTable {
     if (time > this.observed) this.observed = time;
     if (time < this.minLiveTime) return false;
     this.beforeWrite();
+    this.recent?.put(key, time, extra, value, timestampMs);
     if (value === null) {
       this.writeHeld();
       this.deleteStatement.run(key, time, extra);
@@ -165,6 +178,7 @@ export class SqliteTimeKeyedTable implements TaskTable {
     const from = Math.max(query.timeFrom, this.minLiveTime);
     if (from > query.timeTo) return [];
     const { key, extraTo, reverse } = query;
+    if (key !== null && this.recent?.covers(from)) return this.recent.find(key, from, query.timeTo, extraTo, reverse);
     if (key !== null && !this.latestOfKey.mayHaveFrom(key, from)) return [];
     this.writeHeld();
     const params: (Buffer | number)[] = key === null ? [from, query.timeTo] : [key, from, query.timeTo];
@@ -199,6 +213,7 @@ export class SqliteTimeKeyedTable implements TaskTable {
     this.writeHeld();
     this.expireStatement.run(cutoff);
     this.cleanedUpTo = cutoff;
+    this.recent?.expire(cutoff);
     for (const time of this.keysAt.keys()) if (time < cutoff) this.keysAt.delete(time);
   }
 
@@ -207,15 +222,26 @@ export class SqliteTimeKeyedTable implements TaskTable {
     this.db.prepare(`DELETE FROM ${this.table}`).run();
     this.keysAt.clear();
     this.latestOfKey.reset();
+    // Not NO_TIME: should the delete be rolled back, the rows would be back on disk.
+    this.recent?.reset(this.firstUnstoredTime());
   }
 
   /** Inside the restore's transaction, so put opens none; the held rows go before its commit. */
   restore(records: readonly RestoreRecord[]): void {
-    for (const r of records) {
-      const { key, time, extra } = decodeTimeKeyedKey(this.layout, r.key);
-      this.put(key, time, extra, r.value, r.timestamp);
+    // Restored rows do not go to memory: should the restore's transaction fail, they would
+    // not be on disk. The memory starts again after them.
+    const recent = this.recent;
+    this.recent = null;
+    try {
+      for (const r of records) {
+        const { key, time, extra } = decodeTimeKeyedKey(this.layout, r.key);
+        this.put(key, time, extra, r.value, r.timestamp);
+      }
+      this.writeHeld();
+    } finally {
+      this.recent = recent;
+      recent?.reset(this.firstUnstoredTime());
     }
-    this.writeHeld();
   }
 
   /** After a rollback the stream time must not stay ahead of the rows that remain. */
@@ -227,6 +253,7 @@ export class SqliteTimeKeyedTable implements TaskTable {
     this.observed = this.storedMaxTime();
     this.latestTimestamp = this.storedMaxTimestamp();
     this.cleanedUpTo = NO_TIME;
+    this.recent?.reset(this.firstUnstoredTime());
   }
 
   flush(): void {
@@ -285,6 +312,11 @@ export class SqliteTimeKeyedTable implements TaskTable {
       this.keysAt.set(time, filter);
     }
     return filter;
+  }
+
+  /** A time after every row on disk: rows written from now on at it or later are all new. */
+  private firstUnstoredTime(): number {
+    return this.observed === NO_TIME ? NO_TIME : this.observed + 1;
   }
 
   private storedMaxTime(): number {

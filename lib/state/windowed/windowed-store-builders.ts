@@ -34,7 +34,12 @@ abstract class TimeKeyedStoreBuilder<S extends StateStore> extends AbstractStore
   ): { store: TimeKeyedBytesStore; cache: CachingTimeKeyedStore | null } {
     let store: TimeKeyedBytesStore = table;
     if (this.loggingEnabled) store = new ChangeLoggingTimeKeyedStore(store, context.changelogWriter(this.name), layout);
-    if (!this.cachingEnabled) return { store, cache: null };
+    if (!this.cachingEnabled) {
+      // The budget a cache would have holds the table's recent rows instead (a stream-stream
+      // join's stores, read by every record of the other side).
+      table.keepRecentRows(this.cacheBudget(context));
+      return { store, cache: null };
+    }
     const cache = new CachingTimeKeyedStore(store, this.cacheBudget(context), layout);
     context.database.onReset((storeName) => {
       if (storeName === null || storeName === this.name) cache.discard();
