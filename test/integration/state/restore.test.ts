@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { KafkaAdmin } from "../../../lib/kafka/index.ts";
+import { readStoredCheckpoints } from "../../../lib/state/index.ts";
 import { bootstrap, readTopic, testClient, uniqueName, waitFor } from "../support.ts";
 import { startWorker, type WorkerProcess } from "../workers/spawn.ts";
 
@@ -56,6 +57,9 @@ describe("state that survives crashes and follows its task (real broker, separat
     // 1. Kill -9 in the middle of the stream.
     const first = start();
     await waitFor("first worker processing", () => Number(first.latest()["processed"] ?? 0) > 800, 60_000);
+    // A kill before a task's first local checkpoint would leave nothing but a full restore.
+    const checkpointed = (task: string) => readStoredCheckpoints(join(stateDir, appId, task))?.some((c) => c.store === "counts") ?? false;
+    await waitFor("a local checkpoint of each task", () => checkpointed("0_0") && checkpointed("0_1"), 60_000);
     first.kill("SIGKILL");
     await first.exited;
     const changelog = `${appId}-counts-changelog`;
