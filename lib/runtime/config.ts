@@ -176,6 +176,8 @@ export type ResolvedConfig = Required<
 };
 
 const applicationIdPattern = /^[a-zA-Z0-9._-]{1,200}$/;
+/** How much longer than the commit interval a transaction may stay open, at least (the commit's own time). */
+const TRANSACTION_MARGIN_MS = 1_000;
 
 /** Checks every setting and fills defaults; throws a ConfigError naming the setting and the fix. */
 export function resolveConfig(config: StreamsConfig): ResolvedConfig {
@@ -272,9 +274,10 @@ export function resolveConfig(config: StreamsConfig): ResolvedConfig {
     throw new ConfigError(`cacheMaxBytes must be a whole number of bytes >= 0 (0 turns caching off), got ${JSON.stringify(resolved.cacheMaxBytes)}`);
   }
   if (typeof resolved.stateDir !== "string" || resolved.stateDir === "") throw new ConfigError("stateDir must be a folder path");
-  if (guarantee === "exactly_once" && resolved.transactionTimeoutMs <= resolved.commitIntervalMs) {
+  // A transaction stays open for the interval and then for the commit itself.
+  if (guarantee === "exactly_once" && resolved.transactionTimeoutMs < resolved.commitIntervalMs + TRANSACTION_MARGIN_MS) {
     throw new ConfigError(
-      `transactionTimeoutMs (${resolved.transactionTimeoutMs}) must exceed commitIntervalMs (${resolved.commitIntervalMs}) under exactly_once, or every transaction would time out: raise transactionTimeoutMs or lower commitIntervalMs`,
+      `transactionTimeoutMs (${resolved.transactionTimeoutMs}) must be at least commitIntervalMs (${resolved.commitIntervalMs}) + ${TRANSACTION_MARGIN_MS} under exactly_once: a transaction stays open for the interval and then the commit, and one that times out is aborted and its tasks rewind; raise transactionTimeoutMs or lower commitIntervalMs`,
     );
   }
   checkConnection(connectionOf(resolved));

@@ -204,12 +204,15 @@ export class StreamThread {
   }
 
   async #applyPending(): Promise<void> {
-    const pending = this.#pending;
-    if (!pending) return;
-    this.#pending = null;
+    if (!this.#pending) return;
     // Output sent in the open transaction is of tasks as they were: under exactly-once an
     // assignment rolls back every task's uncommitted work, so that output goes with it.
     await this.#deps.committer.abandon?.();
+    // Taken only now: a newer assignment that came during the abort replaces the one
+    // pending before it (applying the older one would commit under a past generation).
+    const pending = this.#pending;
+    if (!pending) return;
+    this.#pending = null;
     // A member that missed a generation (it stalled past its session and was dropped) may
     // have had its tasks run elsewhere: their stores and positions are stale, so every task
     // is rebuilt from its checkpoint and the stable committed offsets, as if newly assigned.

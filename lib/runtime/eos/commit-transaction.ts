@@ -144,6 +144,11 @@ export class CommitTransaction {
   }
 
   async close(): Promise<void> {
+    // Output sent before a final commit that failed: aborted, not left open until the
+    // transaction timeout, which would hold read_committed readers of its partitions back.
+    if (this.#producer?.state === "in_transaction") {
+      await this.#producer.abort().catch((error: unknown) => this.#options.logger.warn("aborting the open transaction at close failed; the broker ends it at the transaction timeout", { ...this.#options.logFields, error }));
+    }
     await this.#producer?.close();
     this.#producer = null;
     this.#holdsOutput = false;

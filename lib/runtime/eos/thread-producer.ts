@@ -97,14 +97,16 @@ export class ThreadProducerCommitter implements Committer {
     const offsets = tasks.map((task) => task.committableOffsets());
     const records = tasks.flatMap((task) => task.output.drain());
     const committed: TopicPartitionOffset[] = offsets.flat();
-    if (committed.length === 0 && records.length === 0 && !this.#transaction.holdsOutput) return { committed, failed: [] };
+    if (committed.length === 0 && records.length === 0 && !this.#transaction.holdsOutput && this.#failedSend === undefined) return { committed, failed: [] };
     const { applicationId, tracing } = this.#options;
     const sent = this.#sentInTransaction + records.length;
     this.#sentInTransaction = 0;
     try {
       const commit = async () => {
         await this.#settleSend();
-        if (this.#failedSend !== undefined) throw await this.#transaction.sendFailed(this.#failedSend);
+        const failedSend = this.#failedSend;
+        this.#failedSend = undefined; // reported here, once
+        if (failedSend !== undefined) throw await this.#transaction.sendFailed(failedSend);
         const written = await this.#transaction.commit(applicationId, records, committed, () => this.#member);
         const ends = this.#sends.takeAcknowledged(THREAD) ?? new Map();
         for (const [partition, end] of written) ends.set(partition, end);
@@ -137,10 +139,13 @@ export class ThreadProducerCommitter implements Committer {
 
   // What was sent into the open transaction is thrown away with it; the caller rewinds the tasks.
   async abandon(): Promise<void> {
+    await this.#settleSend();
     await this.#sends.drained();
     this.#sends.forget(THREAD);
     this.#sentInTransaction = 0;
-    this.#failedSend = undefined;
+    // A record the broker refuses for good stays the next commit's error: the tasks would
+    // only send it again.
+    if (!(this.#failedSend instanceof SluiceError && this.#failedSend.action === "fatal")) this.#failedSend = undefined;
     await this.#transaction.abandon();
   }
 

@@ -148,6 +148,61 @@ describe("a thread's open transaction whose early send the broker refuses for go
   });
 });
 
+describe("a thread's open transaction at an abandon and at close", () => {
+  it("keeps a send the broker refused for good as the next commit's error across an abandon (an assignment applied meanwhile)", async () => {
+    const client = testClient();
+    const admin = client.admin();
+    await admin.connect();
+    const topic = uniqueName("eos-refused-kept");
+    await admin.createTopics([{ name: topic, partitions: 1, configs: { "max.message.bytes": "1000" } }]);
+    const applicationId = uniqueName("app");
+    const committer = new ThreadProducerCommitter({ client, applicationId, transactionTimeoutMs: 10_000, logger: silentLogger, processId: uniqueName("process"), thread: 1 });
+    const task = fakeTask("0_0", { topic, partition: 0, offset: 0 });
+    try {
+      await committer.prepare();
+      task.output.send(topic, Buffer.from("big-key"), Buffer.alloc(5_000), 1_000);
+      await committer.sendOutput([task], { waitForSends: true });
+      // The thread applies an assignment: the transaction is thrown away, the tasks rewind.
+      await committer.abandon();
+      task.rewind();
+      // Nothing was processed again yet, and no offsets moved: the refusal still stops the app.
+      const idle = fakeTask("0_0", { topic, partition: 0, offset: 0 });
+      idle.committableOffsets = () => [];
+      await expect(committer.commit([idle])).rejects.toBeInstanceOf(FatalError);
+    } finally {
+      await committer.close();
+      await admin.disconnect();
+    }
+  });
+
+  it("aborts the open transaction at close, so read_committed readers are not held back until its timeout", async () => {
+    const client = testClient();
+    const admin = client.admin();
+    await admin.connect();
+    const topic = uniqueName("eos-closed-open");
+    await admin.createTopics([{ name: topic, partitions: 1 }]);
+    const applicationId = uniqueName("app");
+    // Far longer than the read below waits: only an abort lets it through.
+    const committer = new ThreadProducerCommitter({ client, applicationId, transactionTimeoutMs: 120_000, logger: silentLogger, processId: uniqueName("process"), thread: 1 });
+    const task = fakeTask("0_0", { topic, partition: 0, offset: 0 });
+    const plain = client.producer({ idempotent: true });
+    try {
+      await committer.prepare();
+      task.output.send(topic, null, Buffer.from("sent early, never committed"), 1_000);
+      await committer.sendOutput([task], { waitForSends: true });
+      await committer.close();
+      await plain.connect();
+      await plain.send([{ topic, key: null, value: Buffer.from("after") }]);
+      const read = await readTopic(topic, { readCommitted: true, count: 1, timeoutMs: 20_000 });
+      expect(read.map((r) => r.value?.toString())).toEqual(["after"]);
+    } finally {
+      await committer.close();
+      await plain.disconnect();
+      await admin.disconnect();
+    }
+  });
+});
+
 /** An engine task as a committer sees it: output, offsets to commit, and what the committer tells it. */
 function fakeTask(id: string, offset: TopicPartitionOffset) {
   const task = {
