@@ -144,10 +144,14 @@ export class CommitTransaction {
   }
 
   async close(): Promise<void> {
-    // Output sent before a final commit that failed: aborted, not left open until the
-    // transaction timeout, which would hold read_committed readers of its partitions back.
+    // Output sent before a final commit that failed, or offsets the coordinator refused for
+    // an old generation: aborted, not left open until the transaction timeout, which would
+    // hold read_committed readers of its partitions back. A fenced producer's transaction
+    // was ended by whoever fenced it.
     if (this.#producer?.state === "in_transaction") {
-      await this.#producer.abort().catch((error: unknown) => this.#options.logger.warn("aborting the open transaction at close failed; the broker ends it at the transaction timeout", { ...this.#options.logFields, error }));
+      await this.#producer.abort().catch((error: unknown) => {
+        if (!(error instanceof FencedError)) this.#options.logger.warn("aborting the open transaction at close failed; the broker ends it at the transaction timeout", { ...this.#options.logFields, error });
+      });
     }
     await this.#producer?.close();
     this.#producer = null;
