@@ -89,6 +89,9 @@ export class RecordCache<E extends CacheEntry> {
   private readonly grouping: Grouping<E> | null;
   /** Null until a group is first asked for. */
   private groups: Map<string, Group<E>> | null = null;
+  // The slot last looked up or added: an update reads a key, then rewrites it, and the
+  // rewrite finds the slot without a second Map lookup. Null once that slot leaves.
+  private lastSlot: Slot<E> | null = null;
 
   constructor(maxBytes: number, onEvictDirty: (entries: E[]) => void, grouping: Grouping<E> | null = null) {
     this.maxBytes = maxBytes;
@@ -97,7 +100,9 @@ export class RecordCache<E extends CacheEntry> {
   }
 
   get(mapKey: string): E | undefined {
-    return this.slots.get(mapKey)?.entry;
+    const slot = this.slots.get(mapKey);
+    this.lastSlot = slot ?? null;
+    return slot?.entry;
   }
 
   /**
@@ -127,7 +132,8 @@ export class RecordCache<E extends CacheEntry> {
    * caller keeps: reads of the stores copy what they return.
    */
   rewrite(mapKey: string, value: Buffer | null, timestampMs: number, context: unknown): boolean {
-    const slot = this.slots.get(mapKey);
+    const last = this.lastSlot;
+    const slot = last !== null && last.mapKey === mapKey ? last : this.slots.get(mapKey);
     if (slot === undefined) return false;
     const entry = slot.entry;
     const wasDirty = entry.dirty;
@@ -188,6 +194,7 @@ export class RecordCache<E extends CacheEntry> {
     if (slot === undefined || slot.entry !== entry || entry.dirty) return;
     this.unlink(slot);
     this.slots.delete(mapKey);
+    if (slot === this.lastSlot) this.lastSlot = null;
     this.forget(entry);
     this.leaveGroup(slot);
   }
@@ -222,6 +229,7 @@ export class RecordCache<E extends CacheEntry> {
 
   clear(): void {
     this.slots.clear();
+    this.lastSlot = null;
     this.groups?.clear();
     this.oldest = null;
     this.newest = null;
@@ -244,6 +252,7 @@ export class RecordCache<E extends CacheEntry> {
   private insert(mapKey: string, entry: E): Slot<E> {
     const slot: Slot<E> = { mapKey, group: "", entry, older: null, newer: null };
     this.slots.set(mapKey, slot);
+    this.lastSlot = slot;
     if (this.groups !== null) this.joinGroup(slot, this.groups);
     this.append(slot);
     return slot;
@@ -266,6 +275,7 @@ export class RecordCache<E extends CacheEntry> {
       const entry = slot.entry;
       this.unlink(slot);
       this.slots.delete(slot.mapKey);
+      if (slot === this.lastSlot) this.lastSlot = null;
       this.forget(entry);
       this.leaveGroup(slot);
       // Removed before the callback, so a listener that writes back into this store

@@ -118,4 +118,16 @@ describe("the record cache", () => {
       expect(cache.get("k1")).toBeUndefined();
     }
   });
+
+  it("does not rewrite a key's slot that left the cache between the key's read and its write", () => {
+    const entry = (key: string, size: number, dirty: boolean): CacheEntry => ({ key: Buffer.from(key), value: Buffer.alloc(size), timestampMs: 0, dirty, context: null, stored: undefined });
+    const budget = entrySizeBytes(entry("a", 10, false)) + entrySizeBytes(entry("b", 10, false));
+    const cache = new RecordCache<CacheEntry>(budget, () => undefined);
+    cache.add("a", entry("a", 10, false));
+    cache.add("b", entry("b", 10, false));
+    expect(cache.get("a")).toBeDefined(); // read a, then ...
+    expect(cache.rewrite("b", Buffer.alloc(20), 1, null)).toBe(true); // ... b grows: a, the oldest, leaves
+    expect(cache.rewrite("a", Buffer.alloc(1), 2, null)).toBe(false);
+    expect(cache.get("a")).toBeUndefined();
+  });
 });
