@@ -23,6 +23,9 @@ export interface BatchContext {
 
 type HeaderValue = Buffer | null;
 
+/** The headers of every record without any (most records): read only (lib/kafka/messages.ts copies them), so shared and frozen. */
+const NO_HEADERS: Record<string, HeaderValue | HeaderValue[]> = Object.freeze({});
+
 export interface DecodedRecord {
   magicByte: number;
   attributes: number;
@@ -40,7 +43,18 @@ interface Bases {
   offset: number | null;
   timestamp: number | null;
 }
-const basesOf = new WeakMap<BatchContext, Bases>();
+// The bases of the batch decoded last: a batch's records are decoded one after another, so
+// they are parsed once per batch (a WeakMap by batch, looked up per record, cost more).
+let lastContext: BatchContext | null = null;
+let lastBases: Bases = { offset: null, timestamp: null };
+
+function basesOf(batchContext: BatchContext): Bases {
+  if (batchContext !== lastContext) {
+    lastBases = { offset: safeNumber(batchContext.firstOffset), timestamp: safeNumber(batchContext.firstTimestamp) };
+    lastContext = batchContext;
+  }
+  return lastBases;
+}
 
 function safeNumber(text: string): number | null {
   const n = Number(text);
@@ -58,11 +72,7 @@ function plus(base: number | null, baseText: string, delta: number | bigint): nu
 
 /** `decoder` is kafkajs' Decoder over the record's bytes (it has `buffer` and `offset`). */
 export function decodeRecord(decoder: Cursor, batchContext: BatchContext): DecodedRecord {
-  let bases = basesOf.get(batchContext);
-  if (bases === undefined) {
-    bases = { offset: safeNumber(batchContext.firstOffset), timestamp: safeNumber(batchContext.firstTimestamp) };
-    basesOf.set(batchContext, bases);
-  }
+  const bases = basesOf(batchContext);
   const attributes = decoder.buffer.readInt8(decoder.offset++);
   const timestampDelta = readVarLong(decoder);
   const timestamp =
@@ -72,8 +82,8 @@ export function decodeRecord(decoder: Cursor, batchContext: BatchContext): Decod
   const offset = plus(bases.offset, batchContext.firstOffset, readVarInt(decoder));
   const key = readBytes(decoder);
   const value = readBytes(decoder);
-  const headers: Record<string, HeaderValue | HeaderValue[]> = {};
   const headerCount = readVarInt(decoder);
+  const headers: Record<string, HeaderValue | HeaderValue[]> = headerCount === 0 ? NO_HEADERS : {};
   for (let i = 0; i < headerCount; i++) {
     const name = readBytes(decoder)?.toString("utf8") ?? "null";
     const headerValue = readBytes(decoder);
