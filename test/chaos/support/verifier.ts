@@ -72,8 +72,10 @@ export async function verify(options: VerifyOptions): Promise<Verdict> {
   }
 
   const input = await readWholeTopic(options.bootstrap, options.input, true, timeoutMs);
-  const committedOut = await readWholeTopic(options.bootstrap, options.output, true, timeoutMs);
+  // Uncommitted first: it learns each partition's high watermark, which the committed read
+  // must reach (past any transaction still open, once the broker ends it).
   const uncommittedOut = await readWholeTopic(options.bootstrap, options.output, false, timeoutMs);
+  const committedOut = await readWholeTopic(options.bootstrap, options.output, true, timeoutMs, uncommittedOut.ends);
 
   const expected = new Map<string, number>();
   let recordsIn = 0;
@@ -136,7 +138,8 @@ export async function verify(options: VerifyOptions): Promise<Verdict> {
 
   let aggregate: AggregateVerdict | null = null;
   if (options.aggregateOutput) {
-    const aggregates = await readWholeTopic(options.bootstrap, options.aggregateOutput, true, timeoutMs);
+    const aggregateEnds = (await readWholeTopic(options.bootstrap, options.aggregateOutput, false, timeoutMs)).ends;
+    const aggregates = await readWholeTopic(options.bootstrap, options.aggregateOutput, true, timeoutMs, aggregateEnds);
     aggregate = checkAggregates(input, aggregates, options.storeDumps ?? []);
   }
 
