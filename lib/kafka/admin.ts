@@ -86,8 +86,13 @@ export class KafkaAdmin {
     return configs;
   }
 
-  /** Per partition: the log start (earliest) and the end (next offset to be written). */
+  /**
+   * Per partition: the log start (earliest) and the last stable offset (latest: the end a
+   * read_committed reader can reach, which is the high watermark unless a transaction is
+   * open). The high watermark, and either end by isolation, is KafkaClient.partitionBounds.
+   */
   async offsets(topic: string): Promise<{ partition: number; earliest: number; latest: number }[]> {
+    // The admin's ListOffsets asks with read_committed isolation: `high` is the last stable offset.
     const rows = await guarded(`list offsets of ${topic}`, () => this.#admin.fetchTopicOffsets(topic));
     return rows
       .map((row) => ({ partition: row.partition, earliest: Number(row.low), latest: Number(row.high) }))

@@ -94,9 +94,10 @@ export class TestKafka {
    * records arrived or, without a count, until every partition is read to its current end.
    */
   async read(topic: string, options: TestKafkaReadOptions = {}): Promise<FetchedRecord[]> {
-    const ends = await (await this.#adminClient()).offsets(topic);
+    const readCommitted = options.readCommitted ?? true;
+    const ends = await this.#ends(topic, readCommitted);
     const groupId = `sluice-test-reader-${process.pid}-${Date.now()}-${++this.#readers}`;
-    const consumer = this.#client.consumer({ groupId, readCommitted: options.readCommitted ?? true });
+    const consumer = this.#client.consumer({ groupId, readCommitted });
     const records: FetchedRecord[] = [];
     const positions = new Map<number, number>();
     const advance = (partition: number, next: number) => {
@@ -123,7 +124,7 @@ export class TestKafka {
       },
     });
     const done = () =>
-      options.count !== undefined ? records.length >= options.count : ends.every((e) => e.latest === e.earliest || (positions.get(e.partition) ?? 0) >= e.latest);
+      options.count !== undefined ? records.length >= options.count : ends.every((e) => e.end === e.start || (positions.get(e.partition) ?? 0) >= e.end);
     const timeoutMs = options.timeoutMs ?? 30_000;
     const deadline = Date.now() + timeoutMs;
     try {
@@ -132,7 +133,7 @@ export class TestKafka {
         if (Date.now() > deadline) {
           const where = seen.assigned === null ? "no assignment received" : `partitions [${seen.assigned.join(", ")}] assigned`;
           const at = [...positions].map(([p, next]) => `${p}@${next}`).join(", ") || "none";
-          const ended = ends.map((e) => `${e.partition}@${e.latest}`).join(", ");
+          const ended = ends.map((e) => `${e.partition}@${e.end}`).join(", ");
           throw new Error(
             `read ${topic}: timed out after ${timeoutMs} ms with ${records.length} records; ${where}; positions ${at}; ends ${ended}; ` +
               `client's last warnings: ${this.#warnings.join(" | ") || "none"}`,
@@ -149,6 +150,20 @@ export class TestKafka {
   async close(): Promise<void> {
     await this.#producer?.disconnect();
     await this.#admin?.disconnect();
+    await this.#client.close();
+  }
+
+  /**
+   * Where a read of each partition ends: the last stable offset for a read_committed reader,
+   * the high watermark otherwise (records of a transaction still open are past the former).
+   */
+  async #ends(topic: string, readCommitted: boolean): Promise<{ partition: number; start: number; end: number }[]> {
+    const partitions = (await (await this.#adminClient()).offsets(topic)).map(({ partition }) => ({ topic, partition }));
+    const bounds = await this.#client.partitionBounds(partitions, readCommitted);
+    return partitions.map(({ partition }) => {
+      const b = bounds.get(`${topic}:${partition}`);
+      return { partition, start: b?.start ?? 0, end: b?.end ?? 0 };
+    });
   }
 
   async #adminClient(): Promise<KafkaAdmin> {

@@ -1,5 +1,5 @@
 import type { Admin } from "@platformatic/kafka";
-import { platformatic, EARLIEST, LATEST, READ_UNCOMMITTED, TOPIC_RESOURCE } from "./library.ts";
+import { platformatic, EARLIEST, LATEST, READ_COMMITTED, TOPIC_RESOURCE } from "./library.ts";
 import type { KafkaConnection } from "../config.ts";
 import type { GroupDescription, TopicPartitionOffset, TopicSpec } from "../types.ts";
 import { guard, protocolErrorName } from "./errors.ts";
@@ -97,14 +97,15 @@ export class PlatformaticAdmin {
     return configs;
   }
 
-  /** Per partition: the log start (earliest) and the end (next offset to be written). */
+  /** Per partition: the log start (earliest) and the last stable offset (latest), as the kafkajs admin answers. */
   async offsets(topic: string): Promise<{ partition: number; earliest: number; latest: number }[]> {
     const counts = await this.partitionCounts([topic]);
     const count = counts.get(topic);
     if (count === undefined) throw await guard(`list offsets of ${topic}`, () => Promise.reject(new Error(`UNKNOWN_TOPIC_OR_PARTITION: topic ${topic} does not exist`)));
     const ask = (timestamp: bigint) =>
       this.#admin.listOffsets({
-        isolationLevel: READ_UNCOMMITTED,
+        // The start is the same for both isolation levels; the end is the last stable offset.
+        isolationLevel: READ_COMMITTED,
         topics: [{ name: topic, partitions: Array.from({ length: count }, (_, partitionIndex) => ({ partitionIndex, timestamp })) }],
       });
     const [earliest, latest] = await guard(`list offsets of ${topic}`, () => Promise.all([ask(EARLIEST), ask(LATEST)]));
