@@ -64,8 +64,9 @@ export class CachingKeyValueStore implements BytesKeyValueStore, RecordContextKe
       return;
     }
     const mapKey = this.mapKeyOf(key);
-    const context = this.contexts?.capture() ?? null;
-    if (!this.cache.rewrite(mapKey, value, timestampMs, context)) this.cache.add(mapKey, { key, value, timestampMs, dirty: true, context, stored: undefined });
+    const contexts = this.contexts;
+    if (this.cache.rewrite(mapKey, value, timestampMs, contexts)) return;
+    this.cache.add(mapKey, { key, value, timestampMs, dirty: true, context: contexts?.capture() ?? null, stored: undefined });
   }
 
   putIfAbsent(key: Buffer, value: Buffer, timestampMs: number): Buffer | null {

@@ -1,3 +1,5 @@
+import type { RecordContextHolder } from "./store.ts";
+
 /**
  * The write-back record cache of one store, bounded in bytes (invariant 8).
  *
@@ -16,7 +18,7 @@ export interface CacheEntry {
   value: Buffer | null;
   timestampMs: number;
   dirty: boolean;
-  /** The record context of the write (see RecordContextHolder); null for entries loaded by reads. */
+  /** The record context of the write (see RecordContextHolder), the entry's own; null for entries loaded by reads. */
   context: unknown;
   /**
    * What the store below holds for the key, undefined when not known (a key written without
@@ -131,7 +133,7 @@ export class RecordCache<E extends CacheEntry> {
    * key's next write, through young-generation collections. Only for caches whose entries no
    * caller keeps: reads of the stores copy what they return.
    */
-  rewrite(mapKey: string, value: Buffer | null, timestampMs: number, context: unknown): boolean {
+  rewrite(mapKey: string, value: Buffer | null, timestampMs: number, contexts: RecordContextHolder | null): boolean {
     const last = this.lastSlot;
     const slot = last !== null && last.mapKey === mapKey ? last : this.slots.get(mapKey);
     if (slot === undefined) return false;
@@ -143,7 +145,8 @@ export class RecordCache<E extends CacheEntry> {
     entry.value = value;
     entry.timestampMs = timestampMs;
     entry.dirty = true;
-    entry.context = context;
+    // The entry's context is its own (no other entry or caller holds it): rewritten in place.
+    entry.context = contexts === null ? null : contexts.capture(entry.context);
     this.placed(slot);
     this.evictToBudget();
     return true;

@@ -95,8 +95,13 @@ export type CacheFlushListener<K, V> = (record: CacheFlushRecord<K, V>) => void;
  * handled as one about that record. Opaque to the state layer.
  */
 export interface RecordContextHolder {
-  /** The context of the record being processed now. */
-  capture(): unknown;
+  /**
+   * The context of the record being processed now. `reuse`, a context this holder returned
+   * before to a cache entry that still owns it alone, is overwritten in place rather than a
+   * new one made: an aggregation rewrites a cached entry per record, and a new context per
+   * write lived until the key's next write, through young-generation collections.
+   */
+  capture(reuse?: unknown): unknown;
   /** Makes `context` current and returns the one it replaced (to swap back afterwards). */
   swap(context: unknown): unknown;
 }

@@ -15,11 +15,49 @@ export interface ProcessingPosition {
   headers?: Headers | undefined;
 }
 
-/** What a cached write keeps of the position: the input's origin and headers, not its bytes (the cache budget counts only its own). */
-interface SavedPosition {
+/** The position as `swap` returns it, to be swapped back. */
+interface Position {
   readonly input: RawRecord | null;
   readonly timestamp: number;
   readonly headers: Headers | undefined;
+}
+
+const NO_HEADERS: Headers = Object.freeze({});
+
+/**
+ * What a cached write keeps of the position: the input's origin and headers, not its bytes
+ * (the cache budget counts only its own), in fields that the entry's next write overwrites.
+ */
+class SavedContext {
+  hasInput = false;
+  topic = "";
+  partition = 0;
+  offset = 0;
+  inputTimestamp = 0;
+  inputHeaders: Headers = NO_HEADERS;
+  timestamp = 0;
+  headers: Headers | undefined = undefined;
+
+  save(position: ProcessingPosition): this {
+    const input = position.input;
+    this.hasInput = input !== null;
+    if (input !== null) {
+      this.topic = input.topic;
+      this.partition = input.partition;
+      this.offset = input.offset;
+      this.inputTimestamp = input.timestamp;
+      this.inputHeaders = input.headers;
+    }
+    this.timestamp = position.timestamp;
+    this.headers = position.headers;
+    return this;
+  }
+
+  /** The input record as the position had it, without key and value. */
+  input(): RawRecord | null {
+    if (!this.hasInput) return null;
+    return { topic: this.topic, partition: this.partition, offset: this.offset, timestamp: this.inputTimestamp, key: null, value: null, headers: this.inputHeaders };
+  }
 }
 
 /**
@@ -28,27 +66,21 @@ interface SavedPosition {
  * error it causes is handled as one about that write's input record.
  */
 export function recordContextHolder(position: ProcessingPosition): RecordContextHolder {
-  // The writes of one record at one node share one saved context: no allocation per write.
-  let lastInput: RawRecord | null = null;
-  let last: SavedPosition = { input: null, timestamp: Number.NaN, headers: undefined };
   return {
-    capture(): SavedPosition {
-      const { input, timestamp, headers } = position;
-      if (input !== lastInput) {
-        lastInput = input;
-        last = { input: input === null ? null : { ...input, key: null, value: null }, timestamp, headers };
-      } else if (timestamp !== last.timestamp || headers !== last.headers) {
-        last = { input: last.input, timestamp, headers };
-      }
-      return last;
+    capture(reuse?: unknown): SavedContext {
+      return (reuse instanceof SavedContext ? reuse : new SavedContext()).save(position);
     },
-    swap(context: unknown): SavedPosition {
-      const replaced: SavedPosition = { input: position.input, timestamp: position.timestamp, headers: position.headers };
-      const next = context as SavedPosition | null | undefined;
-      if (next) {
-        position.input = next.input;
-        position.timestamp = next.timestamp;
-        position.headers = next.headers;
+    swap(context: unknown): Position {
+      const replaced: Position = { input: position.input, timestamp: position.timestamp, headers: position.headers };
+      if (context instanceof SavedContext) {
+        position.input = context.input();
+        position.timestamp = context.timestamp;
+        position.headers = context.headers;
+      } else if (context) {
+        const back = context as Position;
+        position.input = back.input;
+        position.timestamp = back.timestamp;
+        position.headers = back.headers;
       }
       return replaced;
     },

@@ -119,8 +119,9 @@ export class CachingTimeKeyedStore implements TimeKeyedBytesStore, RecordContext
     const address = this.addressOf(key, time, extra);
     const mapKey = this.lastMapKey;
     if (value !== null && timestampMs > this.cachedLatestTimestamp) this.cachedLatestTimestamp = timestampMs;
-    const context = this.contexts?.capture() ?? null;
-    if (!this.cache.rewrite(mapKey, value, timestampMs, context)) {
+    const contexts = this.contexts;
+    if (!this.cache.rewrite(mapKey, value, timestampMs, contexts)) {
+      const context = contexts?.capture() ?? null;
       this.cache.add(mapKey, { key: address, storeKey: key, mapKey, time, extra, value, timestampMs, dirty: true, context, stored: undefined });
     }
     return true;

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { Consumed, IDEMPOTENCY_KEY_HEADER, Materialized, Named, Produced, Serdes, StreamsBuilder, withIdempotencyKey } from "../../../lib/index.ts";
+import { Consumed, IDEMPOTENCY_KEY_HEADER, Materialized, Named, Produced, Serdes, StreamsBuilder, TimeWindows, withIdempotencyKey } from "../../../lib/index.ts";
 import type { FixedKeyProcessorContext, FixedKeyRecord, Headers } from "../../../lib/processor/index.ts";
 import { TopologyTestDriver } from "../../../lib/testing/index.ts";
 
@@ -56,6 +56,40 @@ describe("record context through the record cache (invariant 9)", () => {
       ["t2", "in/0/1"],
       ["t3", "in/0/2"],
     ]);
+  });
+
+  // Each cached entry's context is its own and rewritten in place by the entry's next write:
+  // one record writing two windows, then a record rewriting only one of them, must leave the
+  // other with the first record's context, over several commits.
+  it("each window keeps the context of its own last write, commit after commit", () => {
+    const b = new StreamsBuilder();
+    b.stream("in", Consumed.with(Serdes.string(), Serdes.string()))
+      .groupByKey()
+      .windowedBy(TimeWindows.ofSizeWithNoGrace(10).advanceBy(5))
+      .count(Materialized.as("windowed-counts"))
+      .toStream()
+      .map((w, count) => [`${w.key}@${w.window.startMs}`, count])
+      .processValues(withIdempotencyKey<string, bigint | null>())
+      .to("out", Produced.with(Serdes.string(), Serdes.int64()));
+    driver = new TopologyTestDriver(b.build(), { commit: "manual" });
+    const input = driver.createInputTopic("in", Serdes.string(), Serdes.string());
+    const out = driver.createOutputTopic("out", Serdes.string(), Serdes.int64());
+    const flushed = () =>
+      out
+        .readRecordsToList()
+        .map((r) => `${r.key}=${r.value} ${text(r.headers.trace)} ${text(r.headers[IDEMPOTENCY_KEY_HEADER])} @${r.timestamp}`)
+        .sort();
+    input.pipeInput("a", "x", 7, { trace: "t1" }); // windows 0 and 5
+    input.pipeInput("a", "x", 12, { trace: "t2" }); // windows 5 and 10
+    driver.commit();
+    expect(flushed()).toEqual(["a@0=1 t1 in/0/0 @7", "a@10=1 t2 in/0/1 @12", "a@5=2 t2 in/0/1 @12"]);
+    input.pipeInput("a", "x", 13, { trace: "t3" }); // windows 5 and 10 again
+    input.pipeInput("b", "x", 13, { trace: "t4" }); // windows 5 and 10 of another key
+    driver.commit();
+    expect(flushed()).toEqual(["a@10=2 t3 in/0/2 @13", "a@5=3 t3 in/0/2 @13", "b@10=1 t4 in/0/3 @13", "b@5=1 t4 in/0/3 @13"]);
+    input.pipeInput("b", "x", 16, { trace: "t5" }); // windows 10 and 15: b@10's entry written again
+    driver.commit();
+    expect(flushed()).toEqual(["b@10=2 t5 in/0/4 @16", "b@15=1 t5 in/0/4 @16"]);
   });
 
   it("ProcessorContext.headers is the current record's, also after a processor changed them", () => {
