@@ -53,10 +53,12 @@ class SavedContext {
     return this;
   }
 
-  /** The input record as the position had it, without key and value. */
-  input(): RawRecord | null {
-    if (!this.hasInput) return null;
-    return { topic: this.topic, partition: this.partition, offset: this.offset, timestamp: this.inputTimestamp, key: null, value: null, headers: this.inputHeaders };
+  /** The position as it was saved, its input record without key and value. */
+  position(): Position {
+    const input = this.hasInput
+      ? { topic: this.topic, partition: this.partition, offset: this.offset, timestamp: this.inputTimestamp, key: null, value: null, headers: this.inputHeaders }
+      : null;
+    return { input, timestamp: this.timestamp, headers: this.headers };
   }
 }
 
@@ -72,15 +74,12 @@ export function recordContextHolder(position: ProcessingPosition): RecordContext
     },
     swap(context: unknown): Position {
       const replaced: Position = { input: position.input, timestamp: position.timestamp, headers: position.headers };
-      if (context instanceof SavedContext) {
-        position.input = context.input();
-        position.timestamp = context.timestamp;
-        position.headers = context.headers;
-      } else if (context) {
-        const back = context as Position;
-        position.input = back.input;
-        position.timestamp = back.timestamp;
-        position.headers = back.headers;
+      // A saved context, or a position this returned before (swapped back after a flush).
+      const next = context instanceof SavedContext ? context.position() : (context as Position | null | undefined);
+      if (next) {
+        position.input = next.input;
+        position.timestamp = next.timestamp;
+        position.headers = next.headers;
       }
       return replaced;
     },

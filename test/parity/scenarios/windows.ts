@@ -202,6 +202,7 @@ export const windows: Scenario[] = [
   time("tumbling-count-close-headers", "headers of results emitted on window close", () => TimeWindows.ofSizeAndGrace(SIZE, 300), SIZE, "close", "count", 51, { headers: true }),
   time("tumbling-sum-suppress-headers", "headers of suppressed final results", () => TimeWindows.ofSizeAndGrace(SIZE, 300), SIZE, "suppress", "sum", 52, { headers: true }),
   time("sliding-count-update-headers", "headers of sliding-window results, also of windows a record creates", () => SlidingWindows.ofTimeDifferenceAndGrace(500, 300), 500, "update", "count", 53, { headers: true }),
+  time("hopping-count-update-headers", "headers of hopping-window results: a record updates two windows, each cached with its own record context", () => TimeWindows.ofSizeAndGrace(SIZE, 300).advanceBy(300), SIZE, "update", "count", 70, { headers: true }),
   session("session-count-update-headers", "headers of session results and of merge tombstones", () => SessionWindows.ofInactivityGapAndGrace(300, 200), "update", "count", 54, { headers: true }),
   {
     name: "fan-out-tumbling-count-cached",

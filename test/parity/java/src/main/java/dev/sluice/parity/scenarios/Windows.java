@@ -63,6 +63,7 @@ public final class Windows {
         time(r, "tumbling-count-close-headers", () -> TimeWindows.ofSizeAndGrace(ms(SIZE), ms(300)), SIZE, Emit.CLOSE, Op.COUNT);
         time(r, "tumbling-sum-suppress-headers", () -> TimeWindows.ofSizeAndGrace(ms(SIZE), ms(300)), SIZE, Emit.SUPPRESS, Op.SUM);
         sliding(r, "sliding-count-update-headers", () -> SlidingWindows.ofTimeDifferenceAndGrace(ms(500), ms(300)), Emit.UPDATE, Op.COUNT);
+        time(r, "hopping-count-update-headers", () -> TimeWindows.ofSizeAndGrace(ms(SIZE), ms(300)).advanceBy(ms(300)), SIZE, Emit.UPDATE, Op.COUNT);
         session(r, "session-count-update-headers", () -> SessionWindows.ofInactivityGapAndGrace(ms(300), ms(200)), Emit.UPDATE, Op.COUNT, true, null);
         r.add("fan-out-tumbling-count-cached", b -> fanOutCount(b, TimeWindows.ofSizeAndGrace(ms(SIZE), ms(300)), SIZE));
         r.add("group-by-then-tumbling-suppress", b -> b.stream("in", STRINGS)
