@@ -5,7 +5,7 @@ import type { Logger, StreamsMetrics, StreamsTracing } from "../observability/in
 import type { Committer } from "./committer.ts";
 import { partitionKey, type EngineTask } from "./engine-task.ts";
 import type { ResolvedConfig } from "./config.ts";
-import type { OffsetReset } from "./starting-positions.ts";
+import type { InputBounds, OffsetReset } from "./starting-positions.ts";
 import { partitionsByTask } from "./tasks/assignment-diff.ts";
 import { TaskManager, type StandbyHandle } from "./tasks/task-manager.ts";
 
@@ -28,6 +28,7 @@ export interface ThreadDeps {
   /** A standby task, created when assigned here; closed (writing its checkpoint) when unassigned or before it becomes active here. */
   createStandby?(taskId: string): StandbyHandle;
   resetFor(topic: string): OffsetReset;
+  inputBounds: InputBounds;
   /** Repartition topics: records below the committed offset are deleted now and then. */
   purgeable: ReadonlySet<string>;
   onRunning(): void;

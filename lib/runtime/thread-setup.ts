@@ -65,6 +65,7 @@ export async function createStreamThread(setup: ThreadSetup): Promise<StreamThre
     createTask: (taskId, partitions, taskCount) => createActiveTask(environment, taskId, partitions, taskCount),
     createStandby: (taskId) => createStandbyTask({ topology, config, logger, stateDirectory, client }, taskId),
     resetFor: setup.resetFor,
+    inputBounds: (partitions) => client.partitionBounds(partitions, config.processingGuarantee === "exactly_once"),
     purgeable: new Set(plan.internal.filter((t) => t.name.endsWith("-repartition")).map((t) => t.name)),
     ...setup.callbacks,
   });

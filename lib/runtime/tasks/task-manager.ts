@@ -4,7 +4,7 @@ import type { Logger, StreamsMetrics } from "../../observability/index.ts";
 import type { Committer } from "../committer.ts";
 import type { ResolvedConfig } from "../config.ts";
 import type { EngineTask } from "../engine-task.ts";
-import { startingPositions, type OffsetReset } from "../starting-positions.ts";
+import { startingPositions, type InputBounds, type OffsetReset } from "../starting-positions.ts";
 import { diffAssignment, samePartitions, type TaskAssignment } from "./assignment-diff.ts";
 import { PartitionRoutes } from "./partition-routes.ts";
 import { TaskLifecycle } from "./task-lifecycle.ts";
@@ -32,6 +32,7 @@ export interface TaskManagerDeps {
   createTask(taskId: string, partitions: TopicPartition[], taskCount: number): EngineTask;
   createStandby?(taskId: string): StandbyHandle;
   resetFor(topic: string): OffsetReset;
+  inputBounds: InputBounds;
   /** Every assigned task runs. */
   onRunning(): void;
   onFatal(error: Error): void;
@@ -216,7 +217,7 @@ export class TaskManager {
     if (entry.lifecycle.closed) return;
     await committer.prepare({ id: entry.id });
     if (entry.lifecycle.closed) return;
-    const positions = await startingPositions(admin, config.applicationId, entry.partitions, this.#deps.resetFor, committer.requiresStableOffsets ?? false);
+    const positions = await startingPositions(admin, this.#deps.inputBounds, config.applicationId, entry.partitions, this.#deps.resetFor, committer.requiresStableOffsets ?? false);
     if (entry.lifecycle.closed) return;
     const task = (entry.task ??= this.#deps.createTask(entry.id, entry.partitions, entry.taskCount));
     entry.lifecycle.moveTo("restoring");
