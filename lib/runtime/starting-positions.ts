@@ -21,10 +21,10 @@ export interface StartingPosition extends TopicPartitionOffset {
  * Where each partition starts: the group's committed offset (with the partition time
  * committed alongside), or, without one, the partition's earliest or latest offset as the
  * source asks, where latest is the end the consumer's isolation level sees (as a Java
- * consumer's reset to latest). Read after the task's producer was initialised, so an open transaction of a
- * previous owner is resolved: fenced by the task's transactional id, or, with
- * `requireStable`, waited out (the broker answers "unstable" until it ends, a retriable
- * error that retries the task's start).
+ * consumer's reset to latest). Read after the task's producer was initialised, so an open
+ * transaction of a previous owner is resolved: fenced by the task's transactional id, or,
+ * with `requireStable`, waited out (the broker answers "unstable" until it ends, a
+ * retriable error that retries the task's start).
  */
 export async function startingPositions(
   admin: KafkaAdmin,
