@@ -4,7 +4,7 @@ import { StoreMetrics, type StateDirectory } from "../state/index.ts";
 import type { Logger, StreamsMetrics, StreamsTracing } from "../observability/index.ts";
 import { FinalResultBuffer } from "../processor/index.ts";
 import type { SubTopology, Topology } from "../topology/index.ts";
-import type { ResolvedConfig } from "./config.ts";
+import { readsCommitted, type ResolvedConfig } from "./config.ts";
 import { partitionKey, type EngineTask } from "./engine-task.ts";
 import { OutputBuffer } from "./output-buffer.ts";
 import { decodePartitionTime, encodePartitionTime } from "./partition-time.ts";
@@ -125,7 +125,7 @@ class ActiveTask implements EngineTask {
     const stores = this.#stores;
     if (!stores) return 0;
     const { client, config, logger } = this.#environment;
-    const readCommitted = config.processingGuarantee === "exactly_once";
+    const readCommitted = readsCommitted(config);
     const started = performance.now();
     const before = stores.restoredRecords;
     const bounds = await client.partitionBounds(stores.changelogPartitions(), readCommitted);

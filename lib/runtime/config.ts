@@ -323,11 +323,20 @@ function positive(name: string, value: unknown, unit = name.endsWith("Ms") ? "mi
   }
 }
 
+/**
+ * Whether the app reads committed records only (read_committed): under exactly-once. Every
+ * read of its topics (the group's consumer, restores, standbys, global stores, the ends of
+ * input and changelog partitions) uses this one isolation level.
+ */
+export function readsCommitted(config: ResolvedConfig): boolean {
+  return config.processingGuarantee === "exactly_once";
+}
+
 /** The app's group member: the application id as group, read_committed under exactly-once. */
 export function groupConsumerOptionsOf(config: ResolvedConfig, assignor: Assignor): GroupConsumerOptions {
   return {
     groupId: config.applicationId,
-    readCommitted: config.processingGuarantee === "exactly_once",
+    readCommitted: readsCommitted(config),
     sessionTimeoutMs: config.sessionTimeoutMs,
     heartbeatIntervalMs: config.heartbeatIntervalMs,
     maxBytesPerPartition: config.maxFetchBytesPerPartition,

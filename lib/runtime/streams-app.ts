@@ -6,7 +6,7 @@ import type { Serde } from "../serdes/index.ts";
 import type { Topology } from "../topology/index.ts";
 import { AppObservability } from "./app-observability.ts";
 import { GroupMembership, type ClusterView } from "./assignment/index.ts";
-import { connectionOf, groupConsumerOptionsOf, resolveConfig, type ResolvedConfig, type StreamsConfig } from "./config.ts";
+import { connectionOf, groupConsumerOptionsOf, readsCommitted, resolveConfig, type ResolvedConfig, type StreamsConfig } from "./config.ts";
 import { ensureInternalTopics, planOnCluster, sourcePartitionCounts } from "./internal-topics.ts";
 import { Lifecycle, responseToUncaughtError, type AppState, type StateListener } from "./lifecycle.ts";
 import { retryWithBackoff } from "./retry.ts";
@@ -264,7 +264,7 @@ export class StreamsApp {
     if (topology.globalStores.length > 0) {
       await sourcePartitionCounts(admin, topology.globalStores.map((g) => g.topic));
       const global = (this.#global = new GlobalStores(topology, config.applicationId, this.#stateDirectory, this.#logger, this.#handlerConfig()));
-      await global.catchUp(this.#client, admin, config.processingGuarantee === "exactly_once");
+      await global.catchUp(this.#client, admin, readsCommitted(config));
     }
     // Right after creating a topic the broker may still answer UNKNOWN_TOPIC_OR_PARTITION or
     // LEADER_NOT_AVAILABLE for it: retriable, and the next attempt finds the topic in place.
@@ -311,7 +311,7 @@ export class StreamsApp {
     }));
     await consumer.connect();
     await consumer.subscribe(sourceSubscriptions(topology, config.applicationId), true);
-    await this.#global?.follow(client, config.applicationId, config.processingGuarantee === "exactly_once", config.commitIntervalMs, (error) => this.#enterError(error));
+    await this.#global?.follow(client, config.applicationId, readsCommitted(config), config.commitIntervalMs, (error) => this.#enterError(error));
     const cleaner = (this.#cleaner = new StateCleaner(this.#stateDirectory!, config.stateCleanupDelayMs, this.#logger, () => [
       ...this.#assignedTasks,
       ...thread.tasks.keys(),

@@ -9,7 +9,7 @@ import { AtLeastOnceCommitter, type Committer } from "./committer.ts";
 import { loadProcessId } from "./assignment/index.ts";
 import { TaskProducersCommitter } from "./eos/task-producers.ts";
 import { ThreadProducerCommitter } from "./eos/thread-producer.ts";
-import type { ResolvedConfig } from "./config.ts";
+import { readsCommitted, type ResolvedConfig } from "./config.ts";
 import type { OffsetReset } from "./starting-positions.ts";
 import { StreamThread, type ThreadDeps } from "./stream-thread.ts";
 import { createStandbyTask } from "./tasks/standby-task.ts";
@@ -65,7 +65,7 @@ export async function createStreamThread(setup: ThreadSetup): Promise<StreamThre
     createTask: (taskId, partitions, taskCount) => createActiveTask(environment, taskId, partitions, taskCount),
     createStandby: (taskId) => createStandbyTask({ topology, config, logger, stateDirectory, client }, taskId),
     resetFor: setup.resetFor,
-    inputBounds: (partitions) => client.partitionBounds(partitions, config.processingGuarantee === "exactly_once"),
+    inputBounds: (partitions) => client.partitionBounds(partitions, readsCommitted(config)),
     purgeable: new Set(plan.internal.filter((t) => t.name.endsWith("-repartition")).map((t) => t.name)),
     ...setup.callbacks,
   });

@@ -2,7 +2,7 @@ import type { GroupConsumer, KafkaClient } from "../../kafka/index.ts";
 import type { Logger } from "../../observability/index.ts";
 import { changelogTopicName, type StateDirectory } from "../../state/index.ts";
 import type { Topology } from "../../topology/index.ts";
-import type { ResolvedConfig } from "../config.ts";
+import { readsCommitted, type ResolvedConfig } from "../config.ts";
 import { decodeAssignment, emptyAssignment, type AssignmentInfo, type ClusterView } from "./assignment-info.ts";
 import { localOffsetSums } from "./local-state.ts";
 import { loadProcessId } from "./process-id.ts";
@@ -53,7 +53,7 @@ export class GroupMembership {
           taskOffsetSums: localOffsetSums(stateDirectory, (id) => deps.standbyOffsetSum(id), running),
         };
       },
-      changelogBounds: (partitions) => client.partitionBounds(partitions, config.processingGuarantee === "exactly_once"),
+      changelogBounds: (partitions) => client.partitionBounds(partitions, readsCommitted(config)),
       numStandbyReplicas: config.numStandbyReplicas,
       acceptableRecoveryLag: config.acceptableRecoveryLag,
       maxWarmupReplicas: config.maxWarmupReplicas,

@@ -3,7 +3,7 @@ import type { BoundedRange, KafkaClient } from "../../kafka/index.ts";
 import type { Logger } from "../../observability/index.ts";
 import type { StateDirectory } from "../../state/index.ts";
 import type { Topology } from "../../topology/index.ts";
-import type { ResolvedConfig } from "../config.ts";
+import { readsCommitted, type ResolvedConfig } from "../config.ts";
 import { TaskStores } from "../task-stores.ts";
 
 export interface StandbyEnvironment {
@@ -45,7 +45,7 @@ export class StandbyTask {
     if (!subtopology) throw new FatalError(`standby task ${taskId} names sub-topology ${subtopologyId}, which this topology does not have`);
     this.id = taskId;
     this.#environment = environment;
-    this.#readCommitted = config.processingGuarantee === "exactly_once";
+    this.#readCommitted = readsCommitted(config);
     this.#stores = new TaskStores({
       taskId,
       applicationId: config.applicationId,
