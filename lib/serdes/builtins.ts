@@ -9,10 +9,13 @@ function fixedWidth(name: string, width: number, topic: string, data: Buffer): v
   }
 }
 
-const stringSerde: Serde<string> = serdeFrom<string>("string", {
-  serialize: (value) => Buffer.from(value, "utf8"),
-  deserialize: (data) => utf8.decode(data),
-});
+const stringSerde: Serde<string> = {
+  ...serdeFrom<string>("string", {
+    serialize: (value) => Buffer.from(value, "utf8"),
+    deserialize: (data) => utf8.decode(data),
+  }),
+  utf8String: true,
+};
 
 const bytesSerde: Serde<Buffer> = serdeFrom<Buffer>("bytes", {
   serialize: (value) => value,

@@ -11,6 +11,13 @@ export interface Serde<T> {
   readonly name: string;
   serialize(topic: string, value: T | null): Buffer | null;
   deserialize(topic: string, data: Buffer | null): T | null;
+  /**
+   * True only for a serde whose `serialize` turns every string into exactly its UTF-8 bytes
+   * (`Buffer.from(s, "utf8")`), as `Serdes.string()` does. A store keyed by such a serde finds
+   * cached keys by the string itself, without serializing it per read. A serde copied from
+   * `Serdes.string()` with another `serialize` must leave this out.
+   */
+  readonly utf8String?: boolean;
 }
 
 /**

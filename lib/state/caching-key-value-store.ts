@@ -1,5 +1,5 @@
 import type { BytesEntry, BytesFlushListener, BytesKeyValueStore } from "./bytes-key-value-store.ts";
-import { bytesToMapKey, inRange, prefixUpperBound } from "./bytes.ts";
+import { bytesToMapKey, inRange, prefixUpperBound, utf8BytesToMapKey } from "./bytes.ts";
 import { type CacheEntry, RecordCache } from "./record-cache.ts";
 import type { KeyValue, RecordContextHolder, RecordContextKeeping, ValueAndTimestamp } from "./store.ts";
 
@@ -11,6 +11,10 @@ import type { KeyValue, RecordContextHolder, RecordContextKeeping, ValueAndTimes
  * neither stored nor is now (a key written and deleted again) goes nowhere, as in Kafka
  * Streams. A budget of 0 holds nothing back: the store then behaves as if it had no
  * cache (`holdsWrites` false, no listener), which is what the builders make of it.
+ *
+ * A store keyed by UTF-8 strings (`utf8StringKeys`) keys its cache by the string itself, so
+ * the metered layer finds a cached key without serializing it (`cachedEntry`, `rewriteCached`):
+ * a count reads and rewrites a cached key per record.
  */
 export class CachingKeyValueStore implements BytesKeyValueStore, RecordContextKeeping {
   readonly name: string;
@@ -24,12 +28,17 @@ export class CachingKeyValueStore implements BytesKeyValueStore, RecordContextKe
   // its Map key is made once too, and the Map finds a string whose hash it already knows.
   private lastKey: Buffer | null = null;
   private lastMapKey = "";
+  readonly utf8StringKeys: boolean;
+  private readonly toMapKey: (key: Buffer) => string;
 
-  constructor(inner: BytesKeyValueStore, maxBytes: number) {
+  constructor(inner: BytesKeyValueStore, maxBytes: number, utf8StringKeys = false) {
     this.inner = inner;
     this.name = inner.name;
     this.persistent = inner.persistent;
     this.cache = new RecordCache(maxBytes, (entries) => this.writeEntries(entries));
+    // Without a budget nothing is cached, so nothing is found by string either.
+    this.utf8StringKeys = utf8StringKeys && maxBytes > 0;
+    this.toMapKey = utf8StringKeys ? utf8BytesToMapKey : bytesToMapKey;
   }
 
   /** False with a budget of 0: every write goes straight down, and whoever writes forwards. */
@@ -58,15 +67,42 @@ export class CachingKeyValueStore implements BytesKeyValueStore, RecordContextKe
     return entry.value === null ? null : { value: entry.value, timestampMs: entry.timestampMs };
   }
 
+  // By map key: what the metered layer calls for a store with `utf8StringKeys`, where a
+  // well-formed string key is its own map key, so a cached key needs no bytes at all. The
+  // bytes are asked for only when the key is not cached (loadEntry, addWrite).
+
+  /** The cached entry of a key, or undefined: then `loadEntry`. Read it at once, not kept: a write changes it in place. */
+  cachedEntry(mapKey: string): Readonly<CacheEntry> | undefined {
+    return this.cache.get(mapKey);
+  }
+
+  /** Reads a key the cache does not hold from the store below and caches it, absent keys too. */
+  loadEntry(mapKey: string, key: Buffer): Readonly<CacheEntry> {
+    const stored = this.inner.getWithTimestamp(key);
+    const value = stored?.value ?? null;
+    const entry = { key, value, timestampMs: stored?.timestampMs ?? 0, dirty: false, context: null, stored: value };
+    // Absent keys are cached too: aggregations look up new keys all the time.
+    if (this.holdsWrites) this.cache.add(mapKey, entry);
+    return entry;
+  }
+
+  /** A write of a cached key, in its entry; false when the key is not cached: then `addWrite`. */
+  rewriteCached(mapKey: string, value: Buffer | null, timestampMs: number): boolean {
+    return this.cache.rewrite(mapKey, value, timestampMs, this.contexts);
+  }
+
+  /** A write of a key the cache does not hold. */
+  addWrite(mapKey: string, key: Buffer, value: Buffer | null, timestampMs: number): void {
+    this.cache.add(mapKey, { key, value, timestampMs, dirty: true, context: this.contexts?.capture() ?? null, stored: undefined });
+  }
+
   put(key: Buffer, value: Buffer | null, timestampMs: number): void {
     if (!this.holdsWrites) {
       this.inner.put(key, value, timestampMs);
       return;
     }
     const mapKey = this.mapKeyOf(key);
-    const contexts = this.contexts;
-    if (this.cache.rewrite(mapKey, value, timestampMs, contexts)) return;
-    this.cache.add(mapKey, { key, value, timestampMs, dirty: true, context: contexts?.capture() ?? null, stored: undefined });
+    if (!this.rewriteCached(mapKey, value, timestampMs)) this.addWrite(mapKey, key, value, timestampMs);
   }
 
   putIfAbsent(key: Buffer, value: Buffer, timestampMs: number): Buffer | null {
@@ -143,21 +179,14 @@ export class CachingKeyValueStore implements BytesKeyValueStore, RecordContextKe
   private mapKeyOf(key: Buffer): string {
     if (key !== this.lastKey) {
       this.lastKey = key;
-      this.lastMapKey = bytesToMapKey(key);
+      this.lastMapKey = this.toMapKey(key);
     }
     return this.lastMapKey;
   }
 
-  private lookup(key: Buffer): { value: Buffer | null; timestampMs: number } {
+  private lookup(key: Buffer): Readonly<CacheEntry> {
     const mapKey = this.mapKeyOf(key);
-    const cached = this.cache.get(mapKey);
-    if (cached !== undefined) return cached;
-    const stored = this.inner.getWithTimestamp(key);
-    const value = stored?.value ?? null;
-    const entry = { key, value, timestampMs: stored?.timestampMs ?? 0, dirty: false, context: null, stored: value };
-    // Absent keys are cached too: aggregations look up new keys all the time.
-    if (this.cache.maxBytes > 0) this.cache.add(mapKey, entry);
-    return entry;
+    return this.cache.get(mapKey) ?? this.loadEntry(mapKey, key);
   }
 
   /**

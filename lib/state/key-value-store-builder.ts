@@ -23,7 +23,7 @@ export class KeyValueStoreBuilder<K, V> extends AbstractStoreBuilder<MeteredKeyV
     let cache: CachingKeyValueStore | null = null;
     // A budget of 0 means no cache at all (Kafka Streams' withCachingDisabled semantics), not an empty one.
     if (this.cachingEnabled && this.cacheBudget(context) > 0) {
-      const caching = new CachingKeyValueStore(store, this.cacheBudget(context));
+      const caching = new CachingKeyValueStore(store, this.cacheBudget(context), this.keySerde.utf8String === true);
       context.database.onReset((storeName) => {
         if (storeName === null || storeName === this.name) caching.discard();
       });

@@ -25,16 +25,16 @@ export class MeteredKeyValueStore<K, V>
 
   get(key: K): V | null {
     const started = this.metrics.start();
-    const value = this.serdes.value(this.inner.get(this.serdes.keyBytes(key)));
+    const value = this.serdes.value(this.read(key)?.value ?? null);
     this.metrics.record("get", started);
     return value;
   }
 
   getWithTimestamp(key: K): ValueAndTimestamp<V> | null {
     const started = this.metrics.start();
-    const stored = this.inner.getWithTimestamp(this.serdes.keyBytes(key));
+    const stored = this.read(key);
     this.metrics.record("get", started);
-    return stored === null ? null : { value: this.serdes.value(stored.value) as V, timestampMs: stored.timestampMs };
+    return stored === null || stored.value === null ? null : { value: this.serdes.value(stored.value) as V, timestampMs: stored.timestampMs };
   }
 
   put(key: K, value: V | null): void {
@@ -43,7 +43,12 @@ export class MeteredKeyValueStore<K, V>
 
   putWithTimestamp(key: K, value: V | null, timestampMs: number): void {
     const started = this.metrics.start();
-    this.inner.put(this.serdes.keyBytes(key), this.serdes.valueBytes(value), timestampMs);
+    const valueBytes = this.serdes.valueBytes(value);
+    const mapKey = this.mapKeyOf(key);
+    if (mapKey === null) this.inner.put(this.serdes.keyBytes(key), valueBytes, timestampMs);
+    else if (!this.cache!.rewriteCached(mapKey, valueBytes, timestampMs)) {
+      this.cache!.addWrite(mapKey, this.serdes.keyBytes(key), valueBytes, timestampMs);
+    }
     this.metrics.record("put", started);
   }
 
@@ -97,6 +102,22 @@ export class MeteredKeyValueStore<K, V>
     const result = this.typed(this.inner.range(null, null, false));
     this.metrics.record("all", started);
     return result;
+  }
+
+  /** The key's value and timestamp (a cached entry, read at once), null when absent. */
+  private read(key: K): { value: Buffer | null; timestampMs: number } | null {
+    const mapKey = this.mapKeyOf(key);
+    if (mapKey === null) return this.inner.getWithTimestamp(this.serdes.keyBytes(key));
+    return this.cache!.cachedEntry(mapKey) ?? this.cache!.loadEntry(mapKey, this.serdes.keyBytes(key));
+  }
+
+  /**
+   * The key as its own map key in a cache keyed by UTF-8 strings, when it is a well-formed
+   * string (one with a lone surrogate serializes as U+FFFD, so only its bytes name its
+   * entry); otherwise null, and the key goes down as bytes.
+   */
+  private mapKeyOf(key: K): string | null {
+    return this.cache?.utf8StringKeys === true && typeof key === "string" && key.isWellFormed() ? key : null;
   }
 
   approximateNumEntries(): number {

@@ -6,4 +6,6 @@
 export interface StoreSerde<T> {
   serialize(topic: string, value: T | null): Buffer | null;
   deserialize(topic: string, data: Buffer | null): T | null;
+  /** Serializes every string as exactly its UTF-8 bytes (see `Serde.utf8String`). */
+  readonly utf8String?: boolean;
 }
