@@ -6,6 +6,7 @@ import { installEncodingReplacements } from "./encoding/install.ts";
 import { addPartitionsSoonAfterConcurrent } from "./concurrent-transactions.ts";
 import { type CoordinatorConnection, sendTxnOffsetCommit } from "./generation-offsets.ts";
 import { type EosCluster, withKeptCoordinators } from "./kept-coordinators.ts";
+import { createDefaultPartitioner } from "./partitioner.ts";
 import { withStaticMembership } from "./static-membership.ts";
 
 // Resolved from this file, so an installed Sluice patches the kafkajs it depends on (in the
@@ -23,6 +24,10 @@ for (const path of Object.keys(require.cache)) {
 
 // Record encoding and decoding, CRC-32C and murmur2 without BigInt arithmetic (encoding/).
 installEncodingReplacements(require);
+
+// The default partitioner, without an array per record (partitioner.ts).
+const partitionerModule = require.resolve("kafkajs/src/producer/partitioners/legacy/partitioner.js");
+require.cache[partitionerModule] = { id: partitionerModule, filename: partitionerModule, loaded: true, exports: createDefaultPartitioner } as unknown as NodeJS.Module;
 
 // kafkajs 2.2.4 groups a batch's messages by partition by copying the partition's array
 // for every message, which is quadratic in the batch size and took most of the CPU of a
