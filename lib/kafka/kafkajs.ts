@@ -6,7 +6,8 @@ import { installEncodingReplacements } from "./encoding/install.ts";
 import { addPartitionsSoonAfterConcurrent } from "./concurrent-transactions.ts";
 import { type CoordinatorConnection, sendTxnOffsetCommit } from "./generation-offsets.ts";
 import { type EosCluster, withKeptCoordinators } from "./kept-coordinators.ts";
-import { createDefaultPartitioner } from "./partitioner.ts";
+import { replaceModule } from "./module-replacement.ts";
+import { createDefaultPartitioner, type Partitioner } from "./partitioner.ts";
 import { withStaticMembership } from "./static-membership.ts";
 
 // Resolved from this file, so an installed Sluice patches the kafkajs it depends on (in the
@@ -26,21 +27,18 @@ for (const path of Object.keys(require.cache)) {
 installEncodingReplacements(require);
 
 // The default partitioner, without an array per record (partitioner.ts).
-const partitionerModule = require.resolve("kafkajs/src/producer/partitioners/legacy/partitioner.js");
-require.cache[partitionerModule] = { id: partitionerModule, filename: partitionerModule, loaded: true, exports: createDefaultPartitioner } as unknown as NodeJS.Module;
+replaceModule(require, "kafkajs/src/producer/partitioners/legacy/partitioner.js", createDefaultPartitioner);
 
 // kafkajs 2.2.4 groups a batch's messages by partition by copying the partition's array
 // for every message, which is quadratic in the batch size and took most of the CPU of a
 // pass-through app. The module is replaced, before kafkajs loads it, by a linear version
 // with the same contract: { [partition]: messages in their original order }.
-type Message = { partition?: number };
-type Partitioner = (args: { topic: string; partitionMetadata: unknown[]; message: Message }) => number;
-const groupingModule = require.resolve("kafkajs/src/producer/groupMessagesPerPartition.js");
-require.cache[groupingModule] = {
-  id: groupingModule,
-  filename: groupingModule,
-  loaded: true,
-  exports: function groupMessagesPerPartitionLinear({ topic, partitionMetadata, messages, partitioner }: { topic: string; partitionMetadata: unknown[]; messages: Message[]; partitioner: Partitioner }) {
+type Message = Parameters<Partitioner>[0]["message"];
+type PartitionMetadata = Parameters<Partitioner>[0]["partitionMetadata"];
+replaceModule(
+  require,
+  "kafkajs/src/producer/groupMessagesPerPartition.js",
+  function groupMessagesPerPartitionLinear({ topic, partitionMetadata, messages, partitioner }: { topic: string; partitionMetadata: PartitionMetadata; messages: Message[]; partitioner: Partitioner }) {
     const grouped: Record<number, Message[]> = {};
     if (partitionMetadata.length === 0) return grouped;
     for (const message of messages) {
@@ -49,7 +47,7 @@ require.cache[groupingModule] = {
     }
     return grouped;
   },
-} as unknown as NodeJS.Module;
+);
 
 // Read-committed fetches drop the records of aborted transactions using the broker's list
 // of them, which comes in the order the transactions were aborted, not begun. kafkajs
@@ -61,12 +59,10 @@ require.cache[groupingModule] = {
 type FetchedMessage = { offset: string; key?: Buffer | null; isControlRecord?: boolean; batchContext: { producerId: string; inTransaction: boolean } };
 type AbortedTransaction = { producerId: string; firstOffset: string };
 const ABORT_MARKER_KEY = Buffer.from([0, 0, 0, 0]);
-const abortFilterModule = require.resolve("kafkajs/src/consumer/filterAbortedMessages.js");
-require.cache[abortFilterModule] = {
-  id: abortFilterModule,
-  filename: abortFilterModule,
-  loaded: true,
-  exports: function filterAbortedMessagesInOffsetOrder({ messages, abortedTransactions }: { messages: FetchedMessage[]; abortedTransactions?: AbortedTransaction[] }) {
+replaceModule(
+  require,
+  "kafkajs/src/consumer/filterAbortedMessages.js",
+  function filterAbortedMessagesInOffsetOrder({ messages, abortedTransactions }: { messages: FetchedMessage[]; abortedTransactions?: AbortedTransaction[] }) {
     if (!abortedTransactions || abortedTransactions.length === 0) return messages;
     const byFirstOffset = abortedTransactions.map((t) => ({ producerId: String(t.producerId), firstOffset: BigInt(t.firstOffset) }));
     byFirstOffset.sort((a, b) => (a.firstOffset < b.firstOffset ? -1 : a.firstOffset > b.firstOffset ? 1 : 0));
@@ -83,7 +79,7 @@ require.cache[abortFilterModule] = {
       return !(message.batchContext.inTransaction && aborting.has(producerId));
     });
   },
-} as unknown as NodeJS.Module;
+);
 
 // A partition's end as a read_committed consumer sees it is its last stable offset, not its
 // high watermark: while another producer's transaction is open the two differ, and a

@@ -6,11 +6,8 @@ interface PartitionMetadata {
   leader: number;
 }
 
-interface PartitionerArgs {
-  topic: string;
-  partitionMetadata: PartitionMetadata[];
-  message: { partition?: number | null; key?: unknown };
-}
+/** What kafkajs asks of a partitioner: the partition of one record of a topic. */
+export type Partitioner = (args: { topic: string; partitionMetadata: PartitionMetadata[]; message: { partition?: number | null; key?: unknown } }) => number;
 
 /**
  * kafkajs' default partitioner with the same placement: a record's own partition; else the
@@ -20,7 +17,7 @@ interface PartitionerArgs {
  * everything an exactly-once count allocated; here only a record without key or partition
  * does. The shape is the replaced module's: `murmur2 => () => partitioner`.
  */
-export function createDefaultPartitioner(murmur2: (key: unknown) => number): () => (args: PartitionerArgs) => number {
+export function createDefaultPartitioner(murmur2: (key: unknown) => number): () => Partitioner {
   return () => {
     const counters = new Map<string, number>();
     return ({ topic, partitionMetadata, message }) => {

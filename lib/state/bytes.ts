@@ -20,6 +20,8 @@ export function bytesToMapKey(bytes: Buffer): string {
   return bytes.toString("latin1");
 }
 
+const NOT_UTF8 = "\uDC00";
+
 /**
  * A Map key for a byte string of a store keyed by UTF-8 strings: the string the bytes encode,
  * which is the key the store was given (a well-formed string round-trips through UTF-8), so
@@ -30,8 +32,6 @@ export function bytesToMapKey(bytes: Buffer): string {
 export function utf8BytesToMapKey(bytes: Buffer): string {
   return isUtf8(bytes) ? bytes.toString("utf8") : NOT_UTF8 + bytes.toString("latin1");
 }
-
-const NOT_UTF8 = "\uDC00";
 
 /** True when `key` lies in [from, to]; a null bound is open on that side. */
 export function inRange(key: Buffer, from: Buffer | null, to: Buffer | null): boolean {

@@ -1,6 +1,6 @@
 import type { BytesKeyValueStore } from "./bytes-key-value-store.ts";
 import type { CachingKeyValueStore } from "./caching-key-value-store.ts";
-import { MeteredStore } from "./metered-store.ts";
+import { MeteredStore, type MeteredStoreOptions } from "./metered-store.ts";
 import type {
   CachedStore,
   CacheFlushListener,
@@ -19,6 +19,15 @@ export class MeteredKeyValueStore<K, V>
   extends MeteredStore<BytesKeyValueStore, CachingKeyValueStore, K, V>
   implements KeyValueStore<K, V>, TimestampedKeyValueStore<K, V>, CachedStore<K, V>
 {
+  // The cache, when it is keyed by UTF-8 strings: a well-formed string key is then its own
+  // map key there, and a cached key is read and written without serializing it.
+  private readonly stringKeyedCache: CachingKeyValueStore | null;
+
+  constructor(options: MeteredStoreOptions<BytesKeyValueStore, CachingKeyValueStore, K, V>) {
+    super(options);
+    this.stringKeyedCache = options.cache?.utf8StringKeys === true ? options.cache : null;
+  }
+
   setFlushListener(listener: CacheFlushListener<K, V>, sendOldValues = false): boolean {
     return this.forwardFlushes(this.cache, listener, sendOldValues, (r) => this.serdes.key(r.key));
   }
@@ -44,11 +53,9 @@ export class MeteredKeyValueStore<K, V>
   putWithTimestamp(key: K, value: V | null, timestampMs: number): void {
     const started = this.metrics.start();
     const valueBytes = this.serdes.valueBytes(value);
-    const mapKey = this.mapKeyOf(key);
-    if (mapKey === null) this.inner.put(this.serdes.keyBytes(key), valueBytes, timestampMs);
-    else if (!this.cache!.rewriteCached(mapKey, valueBytes, timestampMs)) {
-      this.cache!.addWrite(mapKey, this.serdes.keyBytes(key), valueBytes, timestampMs);
-    }
+    const cache = this.stringKeyedCache;
+    if (cache === null || !isWellFormedString(key)) this.inner.put(this.serdes.keyBytes(key), valueBytes, timestampMs);
+    else if (!cache.rewriteCached(key, valueBytes, timestampMs)) cache.addWrite(key, this.serdes.keyBytes(key), valueBytes, timestampMs);
     this.metrics.record("put", started);
   }
 
@@ -106,18 +113,9 @@ export class MeteredKeyValueStore<K, V>
 
   /** The key's value and timestamp (a cached entry, read at once), null when absent. */
   private read(key: K): { value: Buffer | null; timestampMs: number } | null {
-    const mapKey = this.mapKeyOf(key);
-    if (mapKey === null) return this.inner.getWithTimestamp(this.serdes.keyBytes(key));
-    return this.cache!.cachedEntry(mapKey) ?? this.cache!.loadEntry(mapKey, this.serdes.keyBytes(key));
-  }
-
-  /**
-   * The key as its own map key in a cache keyed by UTF-8 strings, when it is a well-formed
-   * string (one with a lone surrogate serializes as U+FFFD, so only its bytes name its
-   * entry); otherwise null, and the key goes down as bytes.
-   */
-  private mapKeyOf(key: K): string | null {
-    return this.cache?.utf8StringKeys === true && typeof key === "string" && key.isWellFormed() ? key : null;
+    const cache = this.stringKeyedCache;
+    if (cache === null || !isWellFormedString(key)) return this.inner.getWithTimestamp(this.serdes.keyBytes(key));
+    return cache.cachedEntry(key) ?? cache.loadEntry(key, this.serdes.keyBytes(key));
   }
 
   approximateNumEntries(): number {
@@ -136,4 +134,12 @@ export class MeteredKeyValueStore<K, V>
   private typed(rows: KeyValue<Buffer, Buffer>[]): KeyValue<K, V>[] {
     return rows.map((r) => ({ key: this.serdes.key(r.key), value: this.serdes.value(r.value) as V }));
   }
+}
+
+/**
+ * Whether a key can be its own map key in a cache keyed by UTF-8 strings: a string with a
+ * lone surrogate serializes as U+FFFD, so only its bytes name its entry.
+ */
+function isWellFormedString(key: unknown): key is string {
+  return typeof key === "string" && key.isWellFormed();
 }

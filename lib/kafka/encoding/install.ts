@@ -10,6 +10,7 @@
  * every fetched record into a Buffer and a Decoder of its own before decoding it. The
  * produce request is written whole (produce-request.ts), records and all.
  */
+import { replaceModule } from "../module-replacement.ts";
 import { crc32c } from "./crc32c.ts";
 import { murmur2 } from "./murmur2.ts";
 import { type BatchDecoderDeps, decodeRecordBatch, type FetchDecoder } from "./record-batch-decoder.ts";
@@ -24,24 +25,19 @@ export function installEncodingReplacements(require: Require): void {
   // kafkajs' Encoder: the record batch takes records in its shape (`buf`, `offset`, `buffer`).
   const Encoder = require("kafkajs/src/protocol/encoder.js") as { prototype: object };
   const wrap = (buffer: Buffer) => Object.assign(Object.create(Encoder.prototype) as object, { buf: buffer, offset: buffer.length });
-  replace(require, "kafkajs/src/protocol/recordBatch/record/v0/index.js", (fields: RecordFields) => encodeRecord(fields, wrap));
-  replace(require, "kafkajs/src/protocol/recordBatch/record/v0/decoder.js", (decoder: Cursor, batchContext: BatchContext) => decodeRecord(decoder, batchContext));
+  replaceModule(require, "kafkajs/src/protocol/recordBatch/record/v0/index.js", (fields: RecordFields) => encodeRecord(fields, wrap));
+  replaceModule(require, "kafkajs/src/protocol/recordBatch/record/v0/decoder.js", (decoder: Cursor, batchContext: BatchContext) => decodeRecord(decoder, batchContext));
   const deps: BatchDecoderDeps = {
     PartialMessageError: (require("kafkajs/src/errors.js") as { KafkaJSPartialMessageError: BatchDecoderDeps["PartialMessageError"] }).KafkaJSPartialMessageError,
     lookupCodecByAttributes: (require("kafkajs/src/protocol/message/compression/index.js") as Pick<BatchDecoderDeps, "lookupCodecByAttributes">).lookupCodecByAttributes,
   };
-  replace(require, "kafkajs/src/protocol/recordBatch/v0/decoder.js", (decoder: FetchDecoder) => decodeRecordBatch(decoder, deps));
+  replaceModule(require, "kafkajs/src/protocol/recordBatch/v0/decoder.js", (decoder: FetchDecoder) => decodeRecordBatch(decoder, deps));
   // index.js is the module the record batch requires: the unsigned checksum of a buffer.
-  replace(require, "kafkajs/src/protocol/recordBatch/crc32C/index.js", crc32c);
-  replace(require, "kafkajs/src/producer/partitioners/default/murmur2.js", murmur2);
+  replaceModule(require, "kafkajs/src/protocol/recordBatch/crc32C/index.js", crc32c);
+  replaceModule(require, "kafkajs/src/producer/partitioners/default/murmur2.js", murmur2);
   // Loaded after the replacements above, which kafkajs' request (kept for compression) captures.
   const produceV3 = "kafkajs/src/protocol/requests/produce/v3/request.js";
   const kafkajsProduce = require(produceV3) as (fields: ProduceRequestFields) => ProduceRequest;
   const apiKey = (require("kafkajs/src/protocol/requests/apiKeys.js") as { Produce: number }).Produce;
-  replace(require, produceV3, produceRequest(apiKey, kafkajsProduce, wrap));
-}
-
-function replace(require: Require, specifier: string, exports: unknown): void {
-  const filename = require.resolve(specifier);
-  require.cache[filename] = { id: filename, filename, loaded: true, exports } as unknown as NodeJS.Module;
+  replaceModule(require, produceV3, produceRequest(apiKey, kafkajsProduce, wrap));
 }

@@ -6,22 +6,10 @@ import { decodeRecordBatch, type FetchDecoder } from "../../../lib/kafka/encodin
 import { decodeRecord } from "../../../lib/kafka/encoding/record-decoder.ts";
 import { encodeRecord } from "../../../lib/kafka/encoding/record-encoder.ts";
 import { readVarLong, sizeOfVarLong, writeVarLong } from "../../../lib/kafka/encoding/varint.ts";
-import "../../../lib/kafka/kafkajs.ts";
+import { original } from "./kafkajs-original.ts";
 
-// The oracle is kafkajs' own module that each replacement stands in for, loaded beside the
-// replacement that lib/kafka/kafkajs.ts put in the module cache.
+// The oracle is kafkajs' own module that each replacement stands in for.
 const require = createRequire(import.meta.url);
-function original<T>(specifier: string): T {
-  const filename = require.resolve(specifier);
-  const replacement = require.cache[filename];
-  delete require.cache[filename];
-  try {
-    return require(filename) as T;
-  } finally {
-    if (replacement) require.cache[filename] = replacement;
-    else delete require.cache[filename];
-  }
-}
 const Encoder = require("kafkajs/src/protocol/encoder.js") as { new (): { buffer: Buffer } };
 const Decoder = require("kafkajs/src/protocol/decoder.js") as { new (buffer: Buffer): { buffer: Buffer; offset: number; readVarLong(): { toString(): string } } };
 const kafkajsRecord = original<(fields: object) => { buffer: Buffer }>("kafkajs/src/protocol/recordBatch/record/v0/index.js");

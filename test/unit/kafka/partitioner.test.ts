@@ -1,25 +1,14 @@
 import { createRequire } from "node:module";
 import { describe, expect, it } from "vitest";
 import { murmur2 } from "../../../lib/kafka/encoding/murmur2.ts";
-import { createDefaultPartitioner } from "../../../lib/kafka/partitioner.ts";
-import "../../../lib/kafka/kafkajs.ts";
+import { createDefaultPartitioner, type Partitioner } from "../../../lib/kafka/partitioner.ts";
 import { seededRandom } from "../../../lib/testing/seeded-random.ts";
+import { original } from "./kafkajs-original.ts";
 
-// The oracle is kafkajs' own partitioner module, loaded beside the replacement that
-// lib/kafka/kafkajs.ts put in the module cache.
+// The oracle is kafkajs' own partitioner module.
 const require = createRequire(import.meta.url);
 const specifier = "kafkajs/src/producer/partitioners/legacy/partitioner.js";
-type Partition = (args: { topic: string; partitionMetadata: { partitionId: number; leader: number }[]; message: { partition?: number | null; key?: unknown } }) => number;
-function kafkajsPartitioner(): Partition {
-  const filename = require.resolve(specifier);
-  const replacement = require.cache[filename];
-  delete require.cache[filename];
-  try {
-    return (require(filename) as (m: typeof murmur2) => () => Partition)(murmur2)();
-  } finally {
-    if (replacement) require.cache[filename] = replacement;
-  }
-}
+const kafkajsPartitioner = () => original<(m: typeof murmur2) => () => Partitioner>(specifier)(murmur2)();
 
 const metadata = (count: number, leaderless: number[] = []) =>
   Array.from({ length: count }, (_, partitionId) => ({ partitionId, leader: leaderless.includes(partitionId) ? -1 : 0 }));
