@@ -4,9 +4,10 @@ import type { Logger } from "../observability/index.ts";
 import { RetriableError } from "../errors/index.ts";
 import { guarded } from "./errors.ts";
 import { toFetchedRecord } from "./messages.ts";
-import { PausedFetchHold } from "./paused-fetch-hold.ts";
+import { DRAINING_FETCH_WAIT_MS, PausedFetchHold } from "./paused-fetch-hold.ts";
+import { withFetchWaitOption } from "./fetch-wait.ts";
 import { membershipRetryOption, type GroupMembership } from "./static-membership.ts";
-import type { Assignor, FetchedRecord, GroupMetadata, TopicPartition, TopicPartitionOffset } from "./types.ts";
+import type { Assignor, FetchedRecord, GroupMetadata, PauseOptions, TopicPartition, TopicPartitionOffset } from "./types.ts";
 
 export interface GroupConsumerOptions {
   groupId: string;
@@ -81,6 +82,8 @@ export class GroupConsumer {
     this.#sessionTimeoutMs = options.sessionTimeoutMs ?? 30_000;
     // Held no longer than a heartbeat interval, so a held batch delays no heartbeat much.
     this.#hold = new PausedFetchHold(options.heartbeatIntervalMs ?? 3_000);
+    const maxWaitMs = options.maxWaitTimeMs ?? 100;
+    const drainingWaitMs = Math.min(maxWaitMs, DRAINING_FETCH_WAIT_MS);
     const config: Parameters<Kafka["consumer"]>[0] = {
       groupId: options.groupId,
       readUncommitted: !options.readCommitted,
@@ -88,7 +91,7 @@ export class GroupConsumer {
       rebalanceTimeout: options.rebalanceTimeoutMs ?? 60_000,
       heartbeatInterval: options.heartbeatIntervalMs ?? 3_000,
       maxBytesPerPartition: options.maxBytesPerPartition ?? 1_048_576,
-      maxWaitTimeInMs: options.maxWaitTimeMs ?? 100,
+      maxWaitTimeInMs: maxWaitMs,
       allowAutoTopicCreation: false,
     };
     if (options.assignor) config.partitionAssigners = [toClientAssigner(options.assignor, logger)];
@@ -98,7 +101,7 @@ export class GroupConsumer {
       memberId: null,
       onJoined: (generationId, memberId) => logger.info("joined the consumer group", { groupId: options.groupId, generationId, memberId, groupInstanceId: options.groupInstanceId ?? null }),
     };
-    config.retry = membershipRetryOption(membership);
+    config.retry = withFetchWaitOption(membershipRetryOption(membership), () => (this.#hold.awaitingResume() ? drainingWaitMs : maxWaitMs));
     this.#consumer = kafka.consumer(config);
   }
 
@@ -168,11 +171,12 @@ export class GroupConsumer {
     return Math.min(high, lastStableOffset(topic, partition) ?? high);
   }
 
-  pause(partitions: TopicPartition[]): void {
+  /** Stops fetching these partitions until resumed; see PauseOptions for `untilDrained`. */
+  pause(partitions: TopicPartition[], options: PauseOptions = {}): void {
     this.#whileRunning("pause partitions", () => {
       for (const { topic, partition } of partitions) this.#consumer.pause([{ topic, partitions: [partition] }]);
     });
-    this.#hold.paused(partitions);
+    this.#hold.paused(partitions, options.untilDrained);
   }
 
   resume(partitions: TopicPartition[]): void {

@@ -7,6 +7,7 @@ import { addPartitionsSoonAfterConcurrent } from "./concurrent-transactions.ts";
 import { type CoordinatorConnection, sendTxnOffsetCommit } from "./generation-offsets.ts";
 import { type EosCluster, withKeptCoordinators } from "./kept-coordinators.ts";
 import { replaceModule } from "./module-replacement.ts";
+import { withFetchWaitPerFetch } from "./fetch-wait.ts";
 import { createDefaultPartitioner, type Partitioner } from "./partitioner.ts";
 import { withStaticMembership } from "./static-membership.ts";
 
@@ -199,7 +200,8 @@ Object.defineProperty(AssignedGroup.prototype, SYNC, {
     }
   },
 });
-require.cache[consumerGroupModule]!.exports = AssignedGroup;
+// And the wait of each fetch comes from its consumer (fetch-wait.ts).
+require.cache[consumerGroupModule]!.exports = withFetchWaitPerFetch(AssignedGroup as never);
 
 /** What came with an assignment: the leader's userData for the member (empty when none), and its generation. */
 export interface JoinedAssignment {

@@ -17,6 +17,15 @@ export interface TopicPartitionOffset extends TopicPartition {
 export type Headers = Record<string, Buffer>;
 
 /** A record as fetched: raw bytes, with the metadata the engine needs. */
+export interface PauseOptions {
+  /**
+   * The caller resumes the partitions as soon as it has processed what it buffered of them
+   * (backpressure): meanwhile fetches of the other partitions wait only briefly for data,
+   * so the resumed partitions' next fetch is not held back.
+   */
+  untilDrained?: boolean;
+}
+
 export interface FetchedRecord {
   topic: string;
   partition: number;

@@ -39,7 +39,8 @@ export class LeaderFetcher {
     return this.#consumer.metadata({ topics: [...new Set(topics)], forceUpdate });
   }
 
-  async fetch(positions: readonly FetchPosition[], readCommitted: boolean): Promise<FetchedPartition[]> {
+  /** `maxWaitMs`: how long the broker may wait for data this time (default: the fetcher's). */
+  async fetch(positions: readonly FetchPosition[], readCommitted: boolean, maxWaitMs = this.#options.maxWaitMs): Promise<FetchedPartition[]> {
     if (positions.length === 0) return [];
     const metadata = await this.metadata(positions.map((p) => p.topic));
     const byLeader = new Map<number, FetchPosition[]>();
@@ -52,11 +53,11 @@ export class LeaderFetcher {
       }
       byLeader.set(leader, [...(byLeader.get(leader) ?? []), position]);
     }
-    const answers = await Promise.all([...byLeader].map(([node, wanted]) => this.#queued(node, () => this.#fetchFrom(node, wanted, metadata, readCommitted))));
+    const answers = await Promise.all([...byLeader].map(([node, wanted]) => this.#queued(node, () => this.#fetchFrom(node, wanted, metadata, readCommitted, maxWaitMs))));
     return answers.flat();
   }
 
-  async #fetchFrom(node: number, wanted: FetchPosition[], metadata: ClusterMetadata, readCommitted: boolean): Promise<FetchedPartition[]> {
+  async #fetchFrom(node: number, wanted: FetchPosition[], metadata: ClusterMetadata, readCommitted: boolean, maxWaitMs: number): Promise<FetchedPartition[]> {
     const byTopic = new Map<string, FetchPosition[]>();
     for (const p of wanted) byTopic.set(p.topic, [...(byTopic.get(p.topic) ?? []), p]);
     const names = new Map<string, string>();
@@ -76,7 +77,7 @@ export class LeaderFetcher {
         topics,
         minBytes: 1,
         maxBytes: this.#options.partitionMaxBytes * Math.max(1, Math.min(wanted.length, 8)),
-        maxWaitTime: this.#options.maxWaitMs,
+        maxWaitTime: maxWaitMs,
         isolationLevel: readCommitted ? READ_COMMITTED : READ_UNCOMMITTED,
       });
       const result: FetchedPartition[] = [];

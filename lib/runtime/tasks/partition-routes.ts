@@ -48,6 +48,12 @@ export class PartitionRoutes {
     for (const tp of partitions) this.#paused.add(partitionKey(tp));
   }
 
+  /** Backpressure: a running task's partition whose buffer is full, fetched again by `resumeDrained`. */
+  pauseFull(tp: TopicPartition): void {
+    this.#consumer.pause([tp], { untilDrained: true });
+    this.#paused.add(partitionKey(tp));
+  }
+
   isPaused(key: string): boolean {
     return this.#paused.has(key);
   }
