@@ -1,4 +1,5 @@
 import type { IHeaders, KafkaMessage, Message, RecordMetadata, TopicMessages } from "kafkajs";
+import { type DecodedRecord, NO_HEADERS } from "./encoding/record-decoder.ts";
 import type { FetchedRecord, Headers, LastOffsets, OutgoingRecord, TopicPartitionOffset } from "./types.ts";
 
 /** Converts between the client's message shapes and the boundary's records. */
@@ -73,6 +74,11 @@ export function addLastOffsets(into: LastOffsets, chunk: OutgoingRecord[], metad
 }
 
 export function toFetchedRecord(topic: string, partition: number, message: KafkaMessage): FetchedRecord {
+  if (isComplete(message)) {
+    message.topic = topic;
+    message.partition = partition;
+    return message as unknown as FetchedRecord;
+  }
   return {
     topic,
     partition,
@@ -82,6 +88,11 @@ export function toFetchedRecord(topic: string, partition: number, message: Kafka
     value: message.value ?? null,
     headers: toHeaders(message.headers),
   };
+}
+
+/** A record decoded here (encoding/record-decoder.ts) that already has the shape of a fetched record, once placed. */
+function isComplete(message: KafkaMessage): message is KafkaMessage & DecodedRecord {
+  return message.headers === NO_HEADERS && typeof message.offset === "number" && typeof message.timestamp === "number";
 }
 
 function toHeaders(headers: IHeaders | undefined): Headers {

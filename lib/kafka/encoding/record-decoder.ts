@@ -23,10 +23,17 @@ export interface BatchContext {
 
 type HeaderValue = Buffer | null;
 
-/** The headers of every record without any (most records): read only (lib/kafka/messages.ts copies them), so shared and frozen. */
-const NO_HEADERS: Record<string, HeaderValue | HeaderValue[]> = Object.freeze({});
+/** The headers of every record without any (most records): read only, so shared and frozen. */
+export const NO_HEADERS: Record<string, HeaderValue | HeaderValue[]> = Object.freeze({});
 
+/**
+ * kafkajs' record, with room for the topic and partition the consumer fills in when it
+ * hands the record on (lib/kafka/messages.ts): a record with numeric offset and timestamp
+ * and no headers is then the consumer's record itself, not copied into a second object.
+ */
 export interface DecodedRecord {
+  topic: string;
+  partition: number;
   magicByte: number;
   attributes: number;
   timestamp: number | string;
@@ -94,6 +101,8 @@ export function decodeRecord(decoder: Cursor, batchContext: BatchContext): Decod
     else Object.defineProperty(headers, name, { value: existing === undefined ? headerValue : [existing, headerValue], enumerable: true, writable: true, configurable: true });
   }
   return {
+    topic: "",
+    partition: -1,
     magicByte: batchContext.magicByte,
     attributes,
     timestamp,

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { addLastOffsets } from "../../../lib/kafka/messages.ts";
+import { NO_HEADERS, type DecodedRecord } from "../../../lib/kafka/encoding/record-decoder.ts";
+import { addLastOffsets, toFetchedRecord } from "../../../lib/kafka/messages.ts";
 import type { LastOffsets, OutgoingRecord } from "../../../lib/kafka/types.ts";
 
 describe("addLastOffsets", () => {
@@ -18,5 +19,46 @@ describe("addLastOffsets", () => {
     }
     expect(written).toEqual(expected);
     expect(written.get("a:0")).toBe(100 + 3);
+  });
+});
+
+describe("toFetchedRecord", () => {
+  const context = { firstOffset: "0", firstTimestamp: "0", maxTimestamp: "0", timestampType: 0, magicByte: 2 };
+  const decoded = (fields: Partial<DecodedRecord>): DecodedRecord => ({
+    topic: "",
+    partition: -1,
+    magicByte: 2,
+    attributes: 0,
+    timestamp: 1_700_000_000_123,
+    offset: 42,
+    key: Buffer.from("k"),
+    value: Buffer.from("v"),
+    headers: NO_HEADERS,
+    isControlRecord: false,
+    batchContext: context,
+    ...fields,
+  });
+  const fetched = (r: ReturnType<typeof toFetchedRecord>) => ({ topic: r.topic, partition: r.partition, offset: r.offset, timestamp: r.timestamp, key: r.key, value: r.value, headers: { ...r.headers } });
+
+  it("places a decoded record without headers as it is", () => {
+    const record = decoded({});
+    const result = toFetchedRecord("in", 3, record as never);
+    expect(result).toBe(record);
+    expect(fetched(result)).toEqual({ topic: "in", partition: 3, offset: 42, timestamp: 1_700_000_000_123, key: Buffer.from("k"), value: Buffer.from("v"), headers: {} });
+  });
+
+  it("copies a record with headers (a repeated one keeps its last value), string offsets or timestamps", () => {
+    const withHeaders = decoded({ headers: { a: [Buffer.from("1"), Buffer.from("2")], b: Buffer.from("x") } });
+    const copied = toFetchedRecord("in", 0, withHeaders as never);
+    expect(copied).not.toBe(withHeaders);
+    expect(fetched(copied)).toEqual({ topic: "in", partition: 0, offset: 42, timestamp: 1_700_000_000_123, key: Buffer.from("k"), value: Buffer.from("v"), headers: { a: Buffer.from("2"), b: Buffer.from("x") } });
+    for (const odd of [decoded({ offset: "42" }), decoded({ timestamp: "1700000000123" })]) {
+      const result = toFetchedRecord("in", 1, odd as never);
+      expect(result).not.toBe(odd);
+      expect(fetched(result)).toEqual({ topic: "in", partition: 1, offset: 42, timestamp: 1_700_000_000_123, key: Buffer.from("k"), value: Buffer.from("v"), headers: {} });
+    }
+    // kafkajs' own message shape (no room for topic and partition), null key and value.
+    const kafkajsMessage = { offset: "7", timestamp: "5", key: null, value: null, headers: {}, attributes: 0, size: 0 };
+    expect(fetched(toFetchedRecord("in", 2, kafkajsMessage as never))).toEqual({ topic: "in", partition: 2, offset: 7, timestamp: 5, key: null, value: null, headers: {} });
   });
 });
