@@ -12,6 +12,7 @@
  */
 import { replaceModule } from "../module-replacement.ts";
 import { crc32c } from "./crc32c.ts";
+import { decodeFetchedMessages, type FetchedMessagesDeps, type MessagesDecoder } from "./fetched-messages.ts";
 import { murmur2 } from "./murmur2.ts";
 import { type BatchDecoderDeps, decodeRecordBatch, type FetchDecoder } from "./record-batch-decoder.ts";
 import { type BatchContext, decodeRecord } from "./record-decoder.ts";
@@ -32,6 +33,12 @@ export function installEncodingReplacements(require: Require): void {
     lookupCodecByAttributes: (require("kafkajs/src/protocol/message/compression/index.js") as Pick<BatchDecoderDeps, "lookupCodecByAttributes">).lookupCodecByAttributes,
   };
   replaceModule(require, "kafkajs/src/protocol/recordBatch/v0/decoder.js", (decoder: FetchDecoder) => decodeRecordBatch(decoder, deps));
+  const messagesDeps: FetchedMessagesDeps = {
+    ...deps,
+    Decoder: require("kafkajs/src/protocol/decoder.js") as FetchedMessagesDeps["Decoder"],
+    decodeMessageSet: require("kafkajs/src/protocol/messageSet/decoder.js") as FetchedMessagesDeps["decodeMessageSet"],
+  };
+  replaceModule(require, "kafkajs/src/protocol/requests/fetch/v4/decodeMessages.js", (decoder: MessagesDecoder) => decodeFetchedMessages(decoder, messagesDeps));
   // index.js is the module the record batch requires: the unsigned checksum of a buffer.
   replaceModule(require, "kafkajs/src/protocol/recordBatch/crc32C/index.js", crc32c);
   replaceModule(require, "kafkajs/src/producer/partitioners/default/murmur2.js", murmur2);

@@ -20,6 +20,9 @@ const batchDeps = {
   PartialMessageError: (require("kafkajs/src/errors.js") as { KafkaJSPartialMessageError: new (message: string) => Error }).KafkaJSPartialMessageError,
   lookupCodecByAttributes: (require("kafkajs/src/protocol/message/compression/index.js") as { lookupCodecByAttributes(a: number): null }).lookupCodecByAttributes,
 };
+// kafkajs' loop over a partition's batches, with the record batch decoder it loads (ours).
+const kafkajsDecodeMessages = original<(decoder: object) => Promise<unknown>>("kafkajs/src/protocol/requests/fetch/v4/decodeMessages.js");
+const decodeFetchedMessagesOf = require("kafkajs/src/protocol/requests/fetch/v4/decodeMessages.js") as (decoder: object) => Promise<unknown>;
 const kafkajsCrc32c = original<(buffer: Buffer) => number>("kafkajs/src/protocol/recordBatch/crc32C/index.js");
 const kafkajsMurmur2 = original<(key: unknown) => number>("kafkajs/src/producer/partitioners/default/murmur2.js");
 
@@ -106,6 +109,30 @@ describe("kafkajs encoding replacements", () => {
         expect(((await kafkajsBatchDecoder(theirs).catch((e: Error) => e)) as Error).name).toBe(cut.name);
       }
     }
+  });
+
+  it("decode a fetched partition's batches, the last one cut off, as kafkajs' decodeMessages does", async () => {
+    for (const compression of [0, 1]) {
+      const batch = async (firstOffset: string) =>
+        (await kafkajsRecordBatch({ compression, firstOffset, firstTimestamp: 1_700_000_000_000, maxTimestamp: 1_700_000_009_999, records: records.map((fields) => kafkajsRecord(fields)) })).buffer;
+      const [first, second, third] = [await batch("100"), await batch("200"), await batch("300")];
+      const sized = (body: Buffer, size = body.length) => Buffer.concat([Buffer.from([size >>> 24, (size >>> 16) & 0xff, (size >>> 8) & 0xff, size & 0xff]), body]);
+      const two = records.length * 2;
+      const cases: [Buffer, number][] = [
+        [sized(Buffer.concat([first, second, third])), records.length * 3],
+        // The third batch cut off at lengths from inside its header on: a fetch's size limit.
+        ...[1, 11, 12, 13, 48, 49, 60, third.length - 1].map((kept): [Buffer, number] => [sized(Buffer.concat([first, second, third.subarray(0, kept)])), two]),
+        [sized(first, first.length + 10), 0], // more announced than fetched: nothing
+        [sized(Buffer.alloc(0), 0), 0],
+      ];
+      for (const [fetched, count] of cases) {
+        const ours = (await decodeFetchedMessagesOf(new Decoder(fetched))) as unknown[];
+        expect(ours).toHaveLength(count);
+        expect(ours).toEqual(await kafkajsDecodeMessages(new Decoder(fetched)));
+      }
+    }
+    // What Fetch responses call: ours.
+    expect(String(require("kafkajs/src/protocol/requests/fetch/v4/decodeMessages.js"))).toContain("decodeFetchedMessages");
   });
 
   it("varlongs round-trip and match kafkajs' bytes across the 64-bit range", () => {
