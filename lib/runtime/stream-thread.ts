@@ -148,7 +148,7 @@ export class StreamThread {
     if (!task) return; // not running: the partition is sought to the task's position when it is
     task.enqueue(records, end);
     this.#deps.metrics?.polled(records.length);
-    if (task.buffered({ topic, partition }) >= this.#deps.config.maxBufferedRecordsPerPartition && !routes.isPaused(key)) routes.pauseFull({ topic, partition });
+    if (task.buffered({ topic, partition }) >= this.#deps.config.maxBufferedRecordsPerPartition && !routes.isPaused(key)) routes.pauseUntilDrained({ topic, partition });
     this.#wake?.();
   }
 

@@ -1,3 +1,4 @@
+import { isWellFormedString } from "./bytes.ts";
 import type { BytesKeyValueStore } from "./bytes-key-value-store.ts";
 import type { CachingKeyValueStore } from "./caching-key-value-store.ts";
 import { MeteredStore, type MeteredStoreOptions } from "./metered-store.ts";
@@ -134,12 +135,4 @@ export class MeteredKeyValueStore<K, V>
   private typed(rows: KeyValue<Buffer, Buffer>[]): KeyValue<K, V>[] {
     return rows.map((r) => ({ key: this.serdes.key(r.key), value: this.serdes.value(r.value) as V }));
   }
-}
-
-/**
- * Whether a key can be its own map key in a cache keyed by UTF-8 strings: a string with a
- * lone surrogate serializes as U+FFFD, so only its bytes name its entry.
- */
-function isWellFormedString(key: unknown): key is string {
-  return typeof key === "string" && key.isWellFormed();
 }

@@ -49,7 +49,7 @@ export class PartitionRoutes {
   }
 
   /** Backpressure: a running task's partition whose buffer is full, fetched again by `resumeDrained`. */
-  pauseFull(tp: TopicPartition): void {
+  pauseUntilDrained(tp: TopicPartition): void {
     this.#consumer.pause([tp], { untilDrained: true });
     this.#paused.add(partitionKey(tp));
   }

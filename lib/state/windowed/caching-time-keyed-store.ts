@@ -1,4 +1,4 @@
-import { bytesToMapKey } from "../bytes.ts";
+import { bytesToMapKey, rowMapKeySuffix, utf8BytesToMapKey } from "../bytes.ts";
 import { type CacheEntry, RecordCache } from "../record-cache.ts";
 import { encodeTimeKeyedKey, type TimeKeyedKeyLayout } from "../sqlite/time-keyed-key.ts";
 import type { RecordContextHolder, RecordContextKeeping, ValueAndTimestamp } from "../store.ts";
@@ -8,11 +8,12 @@ import type {
   TimeKeyedQuery,
   TimeKeyedRow,
 } from "./time-keyed-bytes-store.ts";
+import { mergeDirty, rowsOf } from "./time-keyed-merge.ts";
 
 interface TimeKeyedCacheEntry extends CacheEntry {
   /** The store key alone; `key` holds the whole encoded address, which the budget counts. */
   storeKey: Buffer;
-  /** The entry's key in the cache (of `key`). */
+  /** The entry's key in the cache (`mapKeyOf`). */
   mapKey: string;
   time: number;
   extra: number;
@@ -29,12 +30,20 @@ const EMPTY: Buffer = Buffer.alloc(0);
  * cache keeps grouped by store key: a pass over every dirty entry per record made a commit interval quadratic
  * (a session count over 1M records did not finish in 12 minutes). Scans of all keys
  * (interactive queries) pass over every dirty entry. Point lookups are one Map access.
+ *
+ * An entry's map key is its store key's part (the key's latin1 form, or for a store keyed
+ * by UTF-8 strings, `utf8StringKeys`, the string itself) followed by `rowMapKeySuffix`.
+ * The part is also the entry's group. A store keyed by strings finds a cached row by the key's
+ * string (`cachedRow`, `rewriteCached`), without the key's bytes or its encoded address.
  */
 export class CachingTimeKeyedStore implements TimeKeyedBytesStore, RecordContextKeeping {
   readonly name: string;
   readonly persistent: boolean;
   readonly retentionMs: number;
+  /** Keys are UTF-8 strings (Serdes.string()): the cache finds rows by the key's string. */
+  readonly utf8StringKeys: boolean;
   private readonly inner: TimeKeyedBytesStore;
+  private readonly keyPart: (storeKey: Buffer) => string;
   private readonly layout: TimeKeyedKeyLayout;
   private readonly cache: RecordCache<TimeKeyedCacheEntry>;
   private listener: TimeKeyedFlushListener | null = null;
@@ -44,22 +53,29 @@ export class CachingTimeKeyedStore implements TimeKeyedBytesStore, RecordContext
   private cachedObserved = NO_TIME;
   /** The largest record timestamp of writes still in the cache. */
   private cachedLatestTimestamp = NO_TIME;
-  // The last row addressed, so that an update (a read of a window, then its write) encodes
-  // the address and its Map key once.
+  // The last row addressed, so that an update (a read of a window, then its write) makes
+  // its map key once, and its address (needed only to add an entry) at most once.
   private lastKey: Buffer | null = null;
   private lastTime = 0;
   private lastExtra = 0;
   private lastAddress: Buffer = EMPTY;
   private lastMapKey = "";
+  // The same for the row last addressed by a string key.
+  private lastString = "";
+  private lastStringTime = 0;
+  private lastStringExtra = 0;
+  private lastStringMapKey = "";
 
-  constructor(inner: TimeKeyedBytesStore, maxBytes: number, layout: TimeKeyedKeyLayout) {
+  constructor(inner: TimeKeyedBytesStore, maxBytes: number, layout: TimeKeyedKeyLayout, utf8StringKeys = false) {
     this.inner = inner;
     this.layout = layout;
     this.name = inner.name;
     this.persistent = inner.persistent;
     this.retentionMs = inner.retentionMs;
+    this.utf8StringKeys = utf8StringKeys && maxBytes > 0;
+    this.keyPart = utf8StringKeys ? utf8BytesToMapKey : bytesToMapKey;
     this.cache = new RecordCache(maxBytes, (entries) => this.writeEntries(entries), {
-      of: (entry) => bytesToMapKey(entry.storeKey),
+      of: (entry) => this.keyPart(entry.storeKey),
       // Scans never reach below the retention again (stream time only grows; a rollback empties the cache).
       holdsLiveRow: (entry) => entry.value !== null && entry.time >= this.minLiveTime(),
     });
@@ -90,12 +106,44 @@ export class CachingTimeKeyedStore implements TimeKeyedBytesStore, RecordContext
 
   get(key: Buffer, time: number, extra: number): ValueAndTimestamp<Buffer> | null {
     if (time < this.minLiveTime()) return null;
-    const address = this.addressOf(key, time, extra);
-    const mapKey = this.lastMapKey;
+    const mapKey = this.bytesMapKey(key, time, extra);
     const cached = this.cache.get(mapKey);
     if (cached !== undefined) return cached.value === null ? null : { value: cached.value, timestampMs: cached.timestampMs };
+    return this.load(mapKey, key, time, extra);
+  }
+
+  // By the key's string: what the metered window store calls for a store with
+  // `utf8StringKeys`, where a well-formed string is its own key part, so a cached row needs
+  // no bytes at all. The key's bytes are asked for only when the row is not cached.
+
+  /** A cached row (null when known absent or past retention), or undefined: then `loadRow`. */
+  cachedRow(key: string, time: number, extra: number): ValueAndTimestamp<Buffer> | null | undefined {
+    if (time < this.minLiveTime()) return null;
+    const cached = this.cache.get(this.stringMapKey(key, time, extra));
+    if (cached === undefined) return undefined;
+    return cached.value === null ? null : { value: cached.value, timestampMs: cached.timestampMs };
+  }
+
+  /** Reads a row the cache does not hold from the table below and caches it, as `get` does. */
+  loadRow(key: string, keyBytes: Buffer, time: number, extra: number): ValueAndTimestamp<Buffer> | null {
+    return this.load(this.stringMapKey(key, time, extra), keyBytes, time, extra);
+  }
+
+  /** A write of a cached row, in its entry; false when the row is not cached (or past retention): then `put`. */
+  rewriteCached(key: string, time: number, extra: number, value: Buffer | null, timestampMs: number): boolean {
+    if (time > this.cachedObserved) this.cachedObserved = time;
+    if (time < this.minLiveTime()) return false;
+    if (!this.cache.rewrite(this.stringMapKey(key, time, extra), value, timestampMs, this.contexts)) return false;
+    if (value !== null && timestampMs > this.cachedLatestTimestamp) this.cachedLatestTimestamp = timestampMs;
+    return true;
+  }
+
+  private load(mapKey: string, key: Buffer, time: number, extra: number): ValueAndTimestamp<Buffer> | null {
     const stored = this.inner.get(key, time, extra);
     if (this.cache.maxBytes > 0) {
+      const address = encodeTimeKeyedKey(this.layout, key, time, extra);
+      // The write that follows a read of the row by its bytes finds its address here.
+      if (key === this.lastKey && time === this.lastTime && extra === this.lastExtra) this.lastAddress = address;
       this.cache.add(mapKey, {
         key: address,
         storeKey: key,
@@ -116,13 +164,12 @@ export class CachingTimeKeyedStore implements TimeKeyedBytesStore, RecordContext
     if (time > this.cachedObserved) this.cachedObserved = time;
     if (time < this.minLiveTime()) return false;
     if (!this.holdsWrites) return this.inner.put(key, time, extra, value, timestampMs);
-    const address = this.addressOf(key, time, extra);
-    const mapKey = this.lastMapKey;
+    const mapKey = this.bytesMapKey(key, time, extra);
     if (value !== null && timestampMs > this.cachedLatestTimestamp) this.cachedLatestTimestamp = timestampMs;
     const contexts = this.contexts;
     if (!this.cache.rewrite(mapKey, value, timestampMs, contexts)) {
       const context = contexts?.capture() ?? null;
-      this.cache.add(mapKey, { key: address, storeKey: key, mapKey, time, extra, value, timestampMs, dirty: true, context, stored: undefined });
+      this.cache.add(mapKey, { key: this.addressOf(key, time, extra), storeKey: key, mapKey, time, extra, value, timestampMs, dirty: true, context, stored: undefined });
     }
     return true;
   }
@@ -130,7 +177,7 @@ export class CachingTimeKeyedStore implements TimeKeyedBytesStore, RecordContext
   find(query: TimeKeyedQuery): TimeKeyedRow[] {
     const from = Math.max(query.timeFrom, this.minLiveTime());
     const accept = (e: TimeKeyedCacheEntry) => e.time >= from && e.time <= query.timeTo && (query.extraTo === undefined || e.extra <= query.extraTo);
-    const group = query.key === null ? null : bytesToMapKey(query.key);
+    const group = query.key === null ? null : this.keyPart(query.key);
     if (query.key !== null && group !== null && this.holdsWrites) {
       const cached = this.cache.completeEntriesOf(group, accept) ?? (this.loadKey(query.key, group), this.cache.completeEntriesOf(group, accept));
       if (cached !== undefined) return rowsOf(cached, query.reverse);
@@ -153,9 +200,9 @@ export class CachingTimeKeyedStore implements TimeKeyedBytesStore, RecordContext
     this.cache.markComplete(group);
     const loaded: [string, TimeKeyedCacheEntry][] = [];
     for (const row of rows) {
-      const address = encodeTimeKeyedKey(this.layout, key, row.time, row.extra);
-      const mapKey = bytesToMapKey(address);
+      const mapKey = this.mapKeyOf(key, row.time, row.extra);
       if (this.cache.get(mapKey) !== undefined) continue;
+      const address = encodeTimeKeyedKey(this.layout, key, row.time, row.extra);
       const { value, timestampMs } = row;
       loaded.push([mapKey, { key: address, storeKey: key, mapKey, time: row.time, extra: row.extra, value, timestampMs, dirty: false, context: null, stored: value }]);
     }
@@ -215,16 +262,38 @@ export class CachingTimeKeyedStore implements TimeKeyedBytesStore, RecordContext
     return observed !== NO_TIME && entry.time < observed - this.retentionMs + 1 ? null : entry.stored;
   }
 
-  /** The encoded address of a row; its Map key is then `lastMapKey`. */
+  /** The encoded address of a row (of the row last addressed: encoded once). */
   private addressOf(key: Buffer, time: number, extra: number): Buffer {
+    this.bytesMapKey(key, time, extra);
+    if (this.lastAddress === EMPTY) this.lastAddress = encodeTimeKeyedKey(this.layout, key, time, extra);
+    return this.lastAddress;
+  }
+
+  /** The map key of a row by its key's bytes; its address is encoded when asked for (`addressOf`). */
+  private bytesMapKey(key: Buffer, time: number, extra: number): string {
     if (key !== this.lastKey || time !== this.lastTime || extra !== this.lastExtra) {
       this.lastKey = key;
       this.lastTime = time;
       this.lastExtra = extra;
-      this.lastAddress = encodeTimeKeyedKey(this.layout, key, time, extra);
-      this.lastMapKey = bytesToMapKey(this.lastAddress);
+      this.lastAddress = EMPTY;
+      this.lastMapKey = this.mapKeyOf(key, time, extra);
     }
-    return this.lastAddress;
+    return this.lastMapKey;
+  }
+
+  private mapKeyOf(key: Buffer, time: number, extra: number): string {
+    return this.keyPart(key) + rowMapKeySuffix(time, extra);
+  }
+
+  /** The map key of a row by a well-formed string key: the same as `mapKeyOf` its UTF-8 bytes. */
+  private stringMapKey(key: string, time: number, extra: number): string {
+    if (key !== this.lastString || time !== this.lastStringTime || extra !== this.lastStringExtra) {
+      this.lastString = key;
+      this.lastStringTime = time;
+      this.lastStringExtra = extra;
+      this.lastStringMapKey = key + rowMapKeySuffix(time, extra);
+    }
+    return this.lastStringMapKey;
   }
 
   private minLiveTime(): number {
@@ -244,42 +313,4 @@ export class CachingTimeKeyedStore implements TimeKeyedBytesStore, RecordContext
       this.contexts?.swap(previous);
     }
   }
-}
-
-/** A complete group's entries as a scan's rows: deleted ones left out, one key's rows by (time, extra). */
-function rowsOf(entries: TimeKeyedCacheEntry[], reverse: boolean): TimeKeyedRow[] {
-  const rows: TimeKeyedRow[] = [];
-  for (const e of entries) if (e.value !== null) rows.push({ key: e.storeKey, time: e.time, extra: e.extra, value: e.value, timestampMs: e.timestampMs });
-  const direction = reverse ? -1 : 1;
-  if (rows.length > 1) rows.sort((a, b) => direction * (a.time - b.time || a.extra - b.extra));
-  return rows;
-}
-
-function compareRows(a: { time: number; extra: number }, aKey: Buffer, b: { time: number; extra: number }, bKey: Buffer): number {
-  return a.time - b.time || Buffer.compare(aKey, bKey) || a.extra - b.extra;
-}
-
-/** Overlays dirty entries (a null value hides the stored row) on rows sorted by (time, key, extra). */
-function mergeDirty(stored: TimeKeyedRow[], dirty: TimeKeyedCacheEntry[], from: number, reverse: boolean): TimeKeyedRow[] {
-  const direction = reverse ? -1 : 1;
-  dirty.sort((a, b) => direction * compareRows(a, a.storeKey, b, b.storeKey));
-  const merged: TimeKeyedRow[] = [];
-  let i = 0;
-  let j = 0;
-  while (i < stored.length || j < dirty.length) {
-    const s = stored[i];
-    const d = dirty[j];
-    const order = s === undefined ? 1 : d === undefined ? -1 : direction * compareRows(s, s.key, d, d.storeKey);
-    if (order < 0 && s !== undefined) {
-      if (s.time >= from) merged.push(s);
-      i++;
-      continue;
-    }
-    if (order === 0) i++;
-    if (d !== undefined && d.value !== null) {
-      merged.push({ key: d.storeKey, time: d.time, extra: d.extra, value: d.value, timestampMs: d.timestampMs });
-    }
-    j++;
-  }
-  return merged;
 }

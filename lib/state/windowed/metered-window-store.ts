@@ -1,5 +1,6 @@
+import { isWellFormedString } from "../bytes.ts";
 import { MeteredStore, type MeteredStoreOptions } from "../metered-store.ts";
-import type { CacheFlushListener, KeyValue } from "../store.ts";
+import type { CacheFlushListener, KeyValue, ValueAndTimestamp } from "../store.ts";
 import type { CachingTimeKeyedStore } from "./caching-time-keyed-store.ts";
 import type { TimeKeyedBytesStore, TimeKeyedRow } from "./time-keyed-bytes-store.ts";
 import type { WindowStore, WindowValue, Windowed } from "./windowed-stores.ts";
@@ -17,6 +18,8 @@ export class MeteredWindowStore<K, V>
   readonly retentionMs: number;
   readonly retainDuplicates: boolean;
   private sequence: number;
+  /** The cache, when it finds rows by a string key itself (`utf8StringKeys`): a cached window needs no key bytes. */
+  private readonly stringKeyedCache: CachingTimeKeyedStore | null;
 
   constructor(
     options: MeteredStoreOptions<TimeKeyedBytesStore, CachingTimeKeyedStore, K, V> & {
@@ -31,6 +34,7 @@ export class MeteredWindowStore<K, V>
     this.retainDuplicates = options.retainDuplicates;
     this.sequence = options.lastSequence;
     this.retentionMs = this.inner.retentionMs;
+    this.stringKeyedCache = options.cache?.utf8StringKeys === true && !options.retainDuplicates ? options.cache : null;
   }
 
   get observedStreamTimeMs(): number {
@@ -68,12 +72,11 @@ export class MeteredWindowStore<K, V>
 
   fetchWindow(key: K, windowStartMs: number): V | null {
     const started = this.metrics.start();
-    const keyBytes = this.serdes.keyBytes(key);
     let bytes: Buffer | null;
     if (this.retainDuplicates) {
-      bytes = this.inner.find({ key: keyBytes, timeFrom: windowStartMs, timeTo: windowStartMs, reverse: false })[0]?.value ?? null;
+      bytes = this.inner.find({ key: this.serdes.keyBytes(key), timeFrom: windowStartMs, timeTo: windowStartMs, reverse: false })[0]?.value ?? null;
     } else {
-      bytes = this.inner.get(keyBytes, windowStartMs, 0)?.value ?? null;
+      bytes = this.row(key, windowStartMs)?.value ?? null;
     }
     this.metrics.record("fetch", started);
     return this.serdes.value(bytes);
@@ -82,7 +85,7 @@ export class MeteredWindowStore<K, V>
   fetchWindowValue(key: K, windowStartMs: number): WindowValue<V> | null {
     if (this.retainDuplicates) return this.fetch(key, windowStartMs, windowStartMs)[0] ?? null;
     const started = this.metrics.start();
-    const stored = this.inner.get(this.serdes.keyBytes(key), windowStartMs, 0);
+    const stored = this.row(key, windowStartMs);
     this.metrics.record("fetch", started);
     return stored === null ? null : { windowStartMs, value: this.serdes.value(stored.value) as V, timestampMs: stored.timestampMs };
   }
@@ -106,8 +109,19 @@ export class MeteredWindowStore<K, V>
     return this.fetchAll(EARLIEST, LATEST);
   }
 
+  /** The row of a window (no duplicates), by the key's string where the cache can find it so. */
+  private row(key: K, windowStartMs: number): ValueAndTimestamp<Buffer> | null {
+    const cache = this.stringKeyedCache;
+    if (cache === null || !isWellFormedString(key)) return this.inner.get(this.serdes.keyBytes(key), windowStartMs, 0);
+    const cached = cache.cachedRow(key, windowStartMs, 0);
+    return cached !== undefined ? cached : cache.loadRow(key, this.serdes.keyBytes(key), windowStartMs, 0);
+  }
+
   private putRow(key: K, value: V | null, windowStartMs: number, sequence: number, timestampMs: number): void {
-    this.inner.put(this.serdes.keyBytes(key), windowStartMs, sequence, this.serdes.valueBytes(value), timestampMs);
+    const valueBytes = this.serdes.valueBytes(value);
+    const cache = this.stringKeyedCache;
+    if (cache !== null && isWellFormedString(key) && cache.rewriteCached(key, windowStartMs, sequence, valueBytes, timestampMs)) return;
+    this.inner.put(this.serdes.keyBytes(key), windowStartMs, sequence, valueBytes, timestampMs);
   }
 
   private fetchKey(key: K, timeFrom: number, timeTo: number, reverse: boolean): WindowValue<V>[] {

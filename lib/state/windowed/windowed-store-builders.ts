@@ -31,6 +31,7 @@ abstract class TimeKeyedStoreBuilder<S extends StateStore> extends AbstractStore
     context: StoreContext,
     table: SqliteTimeKeyedTable,
     layout: TimeKeyedKeyLayout,
+    utf8StringKeys: boolean,
   ): { store: TimeKeyedBytesStore; cache: CachingTimeKeyedStore | null } {
     let store: TimeKeyedBytesStore = table;
     if (this.loggingEnabled) store = new ChangeLoggingTimeKeyedStore(store, context.changelogWriter(this.name), layout);
@@ -40,7 +41,7 @@ abstract class TimeKeyedStoreBuilder<S extends StateStore> extends AbstractStore
       table.keepRecentRows(this.cacheBudget(context));
       return { store, cache: null };
     }
-    const cache = new CachingTimeKeyedStore(store, this.cacheBudget(context), layout);
+    const cache = new CachingTimeKeyedStore(store, this.cacheBudget(context), layout, utf8StringKeys);
     context.database.onReset((storeName) => {
       if (storeName === null || storeName === this.name) cache.discard();
     });
@@ -83,7 +84,7 @@ export class WindowStoreBuilder<K, V> extends TimeKeyedStoreBuilder<MeteredWindo
       );
     }
     const table = context.database.windowTable(this.name, this.options.retentionMs);
-    const { store, cache } = this.layers(context, table, WINDOW_KEY_LAYOUT);
+    const { store, cache } = this.layers(context, table, WINDOW_KEY_LAYOUT, this.keySerde.utf8String === true);
     return this.tellRollbacks(context, new MeteredWindowStore({
       inner: store,
       cache,
@@ -112,7 +113,7 @@ export class SessionStoreBuilder<K, V> extends TimeKeyedStoreBuilder<MeteredSess
 
   build(context: StoreContext): MeteredSessionStore<K, V> {
     const table = context.database.sessionTable(this.name, this.options.retentionMs);
-    const { store, cache } = this.layers(context, table, SESSION_KEY_LAYOUT);
+    const { store, cache } = this.layers(context, table, SESSION_KEY_LAYOUT, this.keySerde.utf8String === true);
     return this.tellRollbacks(context, new MeteredSessionStore({
       inner: store,
       cache,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { bytesToMapKey, utf8BytesToMapKey } from "../../../lib/state/bytes.ts";
+import { bytesToMapKey, rowMapKeySuffix, utf8BytesToMapKey } from "../../../lib/state/bytes.ts";
 import { seededRandom } from "../../../lib/testing/seeded-random.ts";
 
 /** Short byte strings from a small alphabet that makes valid and invalid UTF-8 alike. */
@@ -36,6 +36,22 @@ describe("map keys of byte strings", () => {
       const key = utf8BytesToMapKey(bytes);
       const valid = Buffer.from(bytes.toString("utf8"), "utf8").equals(bytes);
       expect(key.isWellFormed()).toBe(valid);
+    }
+  });
+});
+
+describe("rowMapKeySuffix", () => {
+  it("gives every (time, extra) its own fixed-width suffix, negative and beyond 2^32 included", () => {
+    const edges = [Number.MIN_SAFE_INTEGER, -(2 ** 32) - 1, -(2 ** 32), -1, 0, 1, 2 ** 31 - 1, 2 ** 31, 2 ** 32 - 1, 2 ** 32, 2 ** 40 + 7, Number.MAX_SAFE_INTEGER];
+    const seen = new Map<string, string>();
+    for (const time of edges) {
+      for (const extra of edges) {
+        const suffix = rowMapKeySuffix(time, extra);
+        expect(suffix).toHaveLength(8);
+        const earlier = seen.get(suffix);
+        expect(earlier, `${time}/${extra} and ${earlier} share a suffix`).toBeUndefined();
+        seen.set(suffix, `${time}/${extra}`);
+      }
     }
   });
 });
