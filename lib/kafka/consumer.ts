@@ -4,7 +4,8 @@ import type { Logger } from "../observability/index.ts";
 import { RetriableError } from "../errors/index.ts";
 import { guarded } from "./errors.ts";
 import { toFetchedRecord } from "./messages.ts";
-import { DRAINING_FETCH_WAIT_MS, PausedFetchHold } from "./paused-fetch-hold.ts";
+import { DrainingPartitions } from "./draining-partitions.ts";
+import { PausedFetchHold } from "./paused-fetch-hold.ts";
 import { withFetchWaitOption } from "./fetch-wait.ts";
 import { membershipRetryOption, type GroupMembership } from "./static-membership.ts";
 import type { Assignor, FetchedRecord, GroupMetadata, PauseOptions, TopicPartition, TopicPartitionOffset } from "./types.ts";
@@ -65,6 +66,7 @@ export class GroupConsumer {
   readonly #readCommitted: boolean;
   readonly #sessionTimeoutMs: number;
   readonly #hold: PausedFetchHold;
+  readonly #draining: DrainingPartitions;
   #removeRejoinHook: () => void = () => undefined;
   #memberId: string | null = null;
   readonly #groupInstanceId: string | null;
@@ -83,7 +85,7 @@ export class GroupConsumer {
     // Held no longer than a heartbeat interval, so a held batch delays no heartbeat much.
     this.#hold = new PausedFetchHold(options.heartbeatIntervalMs ?? 3_000);
     const maxWaitMs = options.maxWaitTimeMs ?? 100;
-    const drainingWaitMs = Math.min(maxWaitMs, DRAINING_FETCH_WAIT_MS);
+    this.#draining = new DrainingPartitions(maxWaitMs);
     const config: Parameters<Kafka["consumer"]>[0] = {
       groupId: options.groupId,
       readUncommitted: !options.readCommitted,
@@ -101,7 +103,8 @@ export class GroupConsumer {
       memberId: null,
       onJoined: (generationId, memberId) => logger.info("joined the consumer group", { groupId: options.groupId, generationId, memberId, groupInstanceId: options.groupInstanceId ?? null }),
     };
-    config.retry = withFetchWaitOption(membershipRetryOption(membership), () => (this.#hold.awaitingResume() ? drainingWaitMs : maxWaitMs));
+    // With every partition paused kafkajs sends no fetch but sleeps the wait: never briefly.
+    config.retry = withFetchWaitOption(membershipRetryOption(membership), () => (this.#hold.allPaused() ? maxWaitMs : this.#draining.fetchWaitMs()));
     this.#consumer = kafka.consumer(config);
   }
 
@@ -127,6 +130,7 @@ export class GroupConsumer {
       // where none at all would send them unfenced.
       if (joined) this.#member = { generationId: joined.generationId, memberId: event.payload.memberId, groupInstanceId: this.#groupInstanceId };
       this.#hold.assigned(assignment);
+      this.#draining.assigned(assignment);
       handlers.onAssigned(assignment, joined?.userData ?? Buffer.alloc(0));
     });
     this.#consumer.on(events.REBALANCING, () => {
@@ -176,7 +180,8 @@ export class GroupConsumer {
     this.#whileRunning("pause partitions", () => {
       for (const { topic, partition } of partitions) this.#consumer.pause([{ topic, partitions: [partition] }]);
     });
-    this.#hold.paused(partitions, options.untilDrained);
+    this.#hold.paused(partitions);
+    this.#draining.paused(partitions, options.untilDrained);
   }
 
   resume(partitions: TopicPartition[]): void {
@@ -184,6 +189,7 @@ export class GroupConsumer {
       for (const { topic, partition } of partitions) this.#consumer.resume([{ topic, partitions: [partition] }]);
     });
     this.#hold.resumed(partitions);
+    this.#draining.resumed(partitions);
   }
 
   /** Moves the fetch position; the next batch of that partition starts at `offset`. */

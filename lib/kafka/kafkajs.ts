@@ -131,7 +131,14 @@ export function lastStableOffset(topic: string, partition: number): number | und
 // subclass that, before every rejoin of a member that has a generation, awaits the hook
 // registered for its group: the coordinator still accepts commits of the old generation
 // while the group prepares the rebalance.
-type ConsumerGroupClass = new (...args: unknown[]) => { groupId: string; generationId: number | null; memberId: string | null; joinAndSync(): Promise<void> };
+type ConsumerGroupClass = new (...args: unknown[]) => {
+  groupId: string;
+  generationId: number | null;
+  memberId: string | null;
+  maxWaitTime: number;
+  joinAndSync(): Promise<void>;
+  fetch(nodeId: number): Promise<unknown>;
+};
 // Per group id: two instances of one application in one process share it (both commit).
 const rejoinHooks = new Map<string, Set<() => Promise<void>>>();
 const consumerGroupModule = require.resolve("kafkajs/src/consumer/consumerGroup.js");
@@ -201,7 +208,7 @@ Object.defineProperty(AssignedGroup.prototype, SYNC, {
   },
 });
 // And the wait of each fetch comes from its consumer (fetch-wait.ts).
-require.cache[consumerGroupModule]!.exports = withFetchWaitPerFetch(AssignedGroup as never);
+require.cache[consumerGroupModule]!.exports = withFetchWaitPerFetch(AssignedGroup);
 
 /** What came with an assignment: the leader's userData for the member (empty when none), and its generation. */
 export interface JoinedAssignment {

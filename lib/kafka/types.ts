@@ -16,7 +16,6 @@ export interface TopicPartitionOffset extends TopicPartition {
 
 export type Headers = Record<string, Buffer>;
 
-/** A record as fetched: raw bytes, with the metadata the engine needs. */
 export interface PauseOptions {
   /**
    * The caller resumes the partitions as soon as it has processed what it buffered of them
@@ -26,6 +25,7 @@ export interface PauseOptions {
   untilDrained?: boolean;
 }
 
+/** A record as fetched: raw bytes, with the metadata the engine needs. */
 export interface FetchedRecord {
   topic: string;
   partition: number;

@@ -3,7 +3,7 @@ import { platformatic, EARLIEST, LATEST, READ_COMMITTED, READ_UNCOMMITTED } from
 import type { Logger } from "../../observability/index.ts";
 import type { KafkaConnection } from "../config.ts";
 import type { GroupConsumerHandlers, GroupConsumerOptions } from "../consumer.ts";
-import { DRAINING_FETCH_WAIT_MS } from "../paused-fetch-hold.ts";
+import { DrainingPartitions } from "../draining-partitions.ts";
 import type { Assignor, AssignorMember, GroupMetadata, PauseOptions, TopicPartition, TopicPartitionOffset } from "../types.ts";
 import { PlatformaticAdmin } from "./admin.ts";
 import { guard, protocolErrorName, translate } from "./errors.ts";
@@ -40,9 +40,7 @@ export class PlatformaticGroupConsumer {
   // Bumped by every seek and every new assignment: a fetch answer for an older one is dropped.
   readonly #epochs = new Map<string, number>();
   readonly #paused = new Set<string>();
-  // Paused until the engine has processed their buffered records: resumed again soon.
-  readonly #draining = new Set<string>();
-  readonly #drainingWaitMs: number;
+  readonly #draining: DrainingPartitions;
   #handlers: GroupConsumerHandlers | null = null;
   #joined = false;
   #hasJoined = false;
@@ -80,7 +78,7 @@ export class PlatformaticGroupConsumer {
       rejoinRequested: () => this.#rejoinRequested,
     });
     this.#fetcher = new LeaderFetcher(this.#consumer, { maxWaitMs: options.maxWaitTimeMs ?? 100, partitionMaxBytes: options.maxBytesPerPartition ?? 1_048_576 });
-    this.#drainingWaitMs = Math.min(options.maxWaitTimeMs ?? 100, DRAINING_FETCH_WAIT_MS);
+    this.#draining = new DrainingPartitions(options.maxWaitTimeMs ?? 100);
   }
 
   get groupId(): string {
@@ -204,23 +202,18 @@ export class PlatformaticGroupConsumer {
       this.#positions.set(key(tp), null);
       this.#epochs.set(key(tp), (this.#epochs.get(key(tp)) ?? 0) + 1);
     }
-    for (const k of this.#draining) if (!this.#positions.has(k)) this.#draining.delete(k);
+    this.#draining.assigned(assignment);
   }
 
   /** Stops fetching these partitions until resumed; see PauseOptions for `untilDrained`. */
   pause(partitions: TopicPartition[], options: PauseOptions = {}): void {
-    for (const tp of partitions) {
-      this.#paused.add(key(tp));
-      if (options.untilDrained) this.#draining.add(key(tp));
-      else this.#draining.delete(key(tp));
-    }
+    for (const tp of partitions) this.#paused.add(key(tp));
+    this.#draining.paused(partitions, options.untilDrained);
   }
 
   resume(partitions: TopicPartition[]): void {
-    for (const tp of partitions) {
-      this.#paused.delete(key(tp));
-      this.#draining.delete(key(tp));
-    }
+    for (const tp of partitions) this.#paused.delete(key(tp));
+    this.#draining.resumed(partitions);
     this.#wake?.();
   }
 
@@ -304,8 +297,7 @@ export class PlatformaticGroupConsumer {
           const offset = this.#positions.get(key(tp));
           if (offset !== null && offset !== undefined) positions.push({ ...tp, offset, epoch: this.#epochs.get(key(tp)) ?? 0 });
         }
-        // A long wait for data of the others would hold back a drained partition's resume.
-        const answers = await this.#fetcher.fetch(positions, this.#options.readCommitted, this.#draining.size > 0 ? this.#drainingWaitMs : undefined);
+        const answers = await this.#fetcher.fetch(positions, this.#options.readCommitted, this.#draining.fetchWaitMs());
         for (const answer of answers) {
           const k = key(answer);
           const asked = positions.find((p) => p.topic === answer.topic && p.partition === answer.partition);

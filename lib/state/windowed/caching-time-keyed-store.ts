@@ -20,7 +20,6 @@ interface TimeKeyedCacheEntry extends CacheEntry {
 }
 
 const NO_TIME = Number.MIN_SAFE_INTEGER;
-const EMPTY: Buffer = Buffer.alloc(0);
 
 /**
  * The write-back cache of a window or session store: the same contract as the key-value
@@ -53,12 +52,11 @@ export class CachingTimeKeyedStore implements TimeKeyedBytesStore, RecordContext
   private cachedObserved = NO_TIME;
   /** The largest record timestamp of writes still in the cache. */
   private cachedLatestTimestamp = NO_TIME;
-  // The last row addressed, so that an update (a read of a window, then its write) makes
-  // its map key once, and its address (needed only to add an entry) at most once.
+  // The last row addressed, so that an update (a read of a window, then its write) makes its
+  // map key once. Its address (the encoded key, time and extra) is made only for a new entry.
   private lastKey: Buffer | null = null;
   private lastTime = 0;
   private lastExtra = 0;
-  private lastAddress: Buffer = EMPTY;
   private lastMapKey = "";
   // The same for the row last addressed by a string key.
   private lastString = "";
@@ -141,11 +139,8 @@ export class CachingTimeKeyedStore implements TimeKeyedBytesStore, RecordContext
   private load(mapKey: string, key: Buffer, time: number, extra: number): ValueAndTimestamp<Buffer> | null {
     const stored = this.inner.get(key, time, extra);
     if (this.cache.maxBytes > 0) {
-      const address = encodeTimeKeyedKey(this.layout, key, time, extra);
-      // The write that follows a read of the row by its bytes finds its address here.
-      if (key === this.lastKey && time === this.lastTime && extra === this.lastExtra) this.lastAddress = address;
       this.cache.add(mapKey, {
-        key: address,
+        key: encodeTimeKeyedKey(this.layout, key, time, extra),
         storeKey: key,
         mapKey,
         time,
@@ -169,7 +164,7 @@ export class CachingTimeKeyedStore implements TimeKeyedBytesStore, RecordContext
     const contexts = this.contexts;
     if (!this.cache.rewrite(mapKey, value, timestampMs, contexts)) {
       const context = contexts?.capture() ?? null;
-      this.cache.add(mapKey, { key: this.addressOf(key, time, extra), storeKey: key, mapKey, time, extra, value, timestampMs, dirty: true, context, stored: undefined });
+      this.cache.add(mapKey, { key: encodeTimeKeyedKey(this.layout, key, time, extra), storeKey: key, mapKey, time, extra, value, timestampMs, dirty: true, context, stored: undefined });
     }
     return true;
   }
@@ -262,20 +257,12 @@ export class CachingTimeKeyedStore implements TimeKeyedBytesStore, RecordContext
     return observed !== NO_TIME && entry.time < observed - this.retentionMs + 1 ? null : entry.stored;
   }
 
-  /** The encoded address of a row (of the row last addressed: encoded once). */
-  private addressOf(key: Buffer, time: number, extra: number): Buffer {
-    this.bytesMapKey(key, time, extra);
-    if (this.lastAddress === EMPTY) this.lastAddress = encodeTimeKeyedKey(this.layout, key, time, extra);
-    return this.lastAddress;
-  }
-
-  /** The map key of a row by its key's bytes; its address is encoded when asked for (`addressOf`). */
+  /** The map key of a row by its key's bytes. */
   private bytesMapKey(key: Buffer, time: number, extra: number): string {
     if (key !== this.lastKey || time !== this.lastTime || extra !== this.lastExtra) {
       this.lastKey = key;
       this.lastTime = time;
       this.lastExtra = extra;
-      this.lastAddress = EMPTY;
       this.lastMapKey = this.mapKeyOf(key, time, extra);
     }
     return this.lastMapKey;

@@ -76,30 +76,4 @@ describe("PausedFetchHold", () => {
     hold.resumed([tp(0)]);
     expect(await settled(second)).toBe(true);
   });
-
-  it("awaits a resume only while a partition paused until drained is out and another is still fetched", () => {
-    const hold = new PausedFetchHold(60_000);
-    hold.assigned([tp(0), tp(1), tp(2)]);
-    expect(hold.awaitingResume()).toBe(false);
-    // Paused for another reason (a task not running): nothing comes back soon.
-    hold.paused([tp(0)]);
-    expect(hold.awaitingResume()).toBe(false);
-    hold.paused([tp(1)], true);
-    expect(hold.awaitingResume()).toBe(true);
-    // Every partition paused: no fetch goes out, the hold covers that case.
-    hold.paused([tp(2)], true);
-    expect(hold.awaitingResume()).toBe(false);
-    hold.resumed([tp(2)]);
-    expect(hold.awaitingResume()).toBe(true);
-    // Paused again without untilDrained: it no longer counts as coming back.
-    hold.paused([tp(1)]);
-    expect(hold.awaitingResume()).toBe(false);
-    hold.paused([tp(1)], true);
-    hold.resumed([tp(1)]);
-    expect(hold.awaitingResume()).toBe(false);
-    // A partition revoked while paused until drained is forgotten.
-    hold.paused([tp(1)], true);
-    hold.assigned([tp(0), tp(2)]);
-    expect(hold.awaitingResume()).toBe(false);
-  });
 });
