@@ -195,11 +195,19 @@ export class RecordCache<E extends CacheEntry> {
   drop(mapKey: string, entry: E): void {
     const slot = this.slots.get(mapKey);
     if (slot === undefined || slot.entry !== entry || entry.dirty) return;
-    this.unlink(slot);
-    this.slots.delete(mapKey);
-    if (slot === this.lastSlot) this.lastSlot = null;
-    this.forget(entry);
-    this.leaveGroup(slot);
+    this.remove(slot);
+  }
+
+  /**
+   * Removes clean entries from the oldest end while `gone` says no read can reach them again
+   * (a window store's rows past its retention), stopping at the first entry that is dirty or
+   * not gone. Entries are in last-write order and windows are written in order of time, so
+   * those are the oldest; one left behind leaves by the budget as before. The cost is one
+   * step per entry removed: a pass over the whole cache per flush would cost more than the
+   * entries do.
+   */
+  dropOldestWhile(gone: (entry: E) => boolean): void {
+    for (let slot = this.oldest; slot !== null && !slot.entry.dirty && gone(slot.entry); slot = this.oldest) this.remove(slot);
   }
 
   hasGroup(group: string): boolean {
@@ -276,11 +284,7 @@ export class RecordCache<E extends CacheEntry> {
     while (this.bytes > this.maxBytes && this.oldest !== null) {
       const slot = this.oldest;
       const entry = slot.entry;
-      this.unlink(slot);
-      this.slots.delete(slot.mapKey);
-      if (slot === this.lastSlot) this.lastSlot = null;
-      this.forget(entry);
-      this.leaveGroup(slot);
+      this.remove(slot);
       // Removed before the callback, so a listener that writes back into this store
       // sees a consistent cache.
       if (entry.dirty) {
@@ -288,6 +292,14 @@ export class RecordCache<E extends CacheEntry> {
         this.onEvictDirty([entry, ...this.takeDirty()]);
       }
     }
+  }
+
+  private remove(slot: Slot<E>): void {
+    this.unlink(slot);
+    this.slots.delete(slot.mapKey);
+    if (slot === this.lastSlot) this.lastSlot = null;
+    this.forget(slot.entry);
+    this.leaveGroup(slot);
   }
 
   private append(slot: Slot<E>): void {

@@ -45,6 +45,7 @@ class ModelCache {
 
 describe("the record cache", () => {
   it("holds, evicts, flushes and groups its dirty entries as a brute-force model does, over random reads, additions and in-place rewrites of a few keys", () => {
+    let totalOldestDrops = 0;
     for (let seed = 1; seed <= 20; seed++) {
       const random = seededRandom(seed);
       const maxBytes = 200 + Math.floor(random() * 600);
@@ -56,6 +57,7 @@ describe("the record cache", () => {
       const model = new ModelCache(maxBytes, groupOf);
       let rewrites = 0;
       let completeChecks = 0;
+      let oldestDrops = 0;
       // Keys are made afresh for every call (as the store makes them), so a cached slot must match by content.
       const key = () => `k${Math.floor(random() * 12)}`;
       for (let step = 0; step < 2_000; step++) {
@@ -91,6 +93,13 @@ describe("the record cache", () => {
           const group = groupOf(mapKey);
           cache.markComplete(group);
           model.complete.add(group);
+        } else if (roll < 0.995) {
+          // A window store drops the clean entries past retention from the oldest end, up to the first dirty or live one.
+          const before = cache.size;
+          const cutoff = step - Math.floor(random() * 200);
+          cache.dropOldestWhile((e) => e.timestampMs < cutoff);
+          while (model.entries.length > 0 && !model.entries[0]!.entry.dirty && model.entries[0]!.entry.timestampMs < cutoff) model.leave(0);
+          oldestDrops += before - cache.size;
         } else {
           // A store drops a clean entry (a delete once written below); a dirty one stays.
           const entry = cache.get(mapKey);
@@ -114,9 +123,11 @@ describe("the record cache", () => {
       if (seed === 1) expect(evicted.length).toBeGreaterThan(0);
       expect(completeChecks, "complete groups seen").toBeGreaterThan(0);
       expect(rewrites).toBeGreaterThan(20);
+      totalOldestDrops += oldestDrops;
       cache.clear();
       expect(cache.get("k1")).toBeUndefined();
     }
+    expect(totalOldestDrops, "entries dropped from the oldest end").toBeGreaterThan(0);
   });
 
   it("does not rewrite a key's slot that left the cache between the key's read and its write", () => {
