@@ -12,6 +12,16 @@ const quiet = (cmd: string, args: string[]): string => {
   return (r.status === 0 && (r.stdout.trim() || r.stderr.trim())) || "unknown";
 };
 
+const repo = resolve(import.meta.dirname, "../..");
+
+// Taken when the benchmark starts, which compiles the code it runs: a full run takes hours,
+// and a commit made meanwhile must not be named as the code that ran.
+const sluiceCommit = ((): string => {
+  const commit = quiet("git", ["-C", repo, "rev-parse", "--short", "HEAD"]);
+  const changed = spawnSync("git", ["-C", repo, "status", "--porcelain", "--", "lib", "test/bench", ":!test/bench/results"], { encoding: "utf8" }).stdout?.trim();
+  return changed ? `${commit} with uncommitted changes to lib/ or test/bench/` : commit;
+})();
+
 export function machineReport(broker: Broker): string {
   const java = quiet("java", ["-version"]);
   const javaVersion = /version "([^"]+)"/.exec(java)?.[1] ?? java.split("\n")[0];
@@ -21,7 +31,7 @@ export function machineReport(broker: Broker): string {
   return [
     `- Machine: ${cpus().length} cores (${cpus()[0]?.model ?? "?"}), ${Math.round(totalmem() / 2 ** 30)} GiB; load average at the end ${load}; broker, harness and system under test share it.`,
     `- Broker: Kafka ${broker.version} (${broker.provider}), one node.`,
-    `- Sluice: git ${quiet("git", ["rev-parse", "--short", "HEAD"])}, Node ${process.version}; clients kafkajs ${packageVersion("kafkajs")}, @platformatic/kafka ${packageVersion("@platformatic/kafka")}.`,
+    `- Sluice: git ${sluiceCommit}, Node ${process.version}; clients kafkajs ${packageVersion("kafkajs")}, @platformatic/kafka ${packageVersion("@platformatic/kafka")}.`,
     `- Kafka Streams ${pom}, Java ${javaVersion}.`,
     `- Quix Streams ${quix[0]}, Python ${quix[1] ?? "?"}.`,
   ].join("\n");
@@ -30,7 +40,7 @@ export function machineReport(broker: Broker): string {
 /** The installed version of a package, from its package.json under node_modules. */
 function packageVersion(name: string): string {
   try {
-    return (JSON.parse(readFileSync(resolve(import.meta.dirname, "../../node_modules", name, "package.json"), "utf8")) as { version: string }).version;
+    return (JSON.parse(readFileSync(resolve(repo, "node_modules", name, "package.json"), "utf8")) as { version: string }).version;
   } catch {
     return "unknown";
   }
