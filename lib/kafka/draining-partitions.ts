@@ -1,3 +1,4 @@
+import { partitionKey } from "./partition-key.ts";
 import type { TopicPartition } from "./types.ts";
 
 /** The longest a fetch waits for data while a partition paused until drained is out (`fetchWaitMs`). */
@@ -25,18 +26,18 @@ export class DrainingPartitions {
   /** Partitions paused; `untilDrained` says whether for backpressure. */
   paused(partitions: readonly TopicPartition[], untilDrained = false): void {
     for (const tp of partitions) {
-      if (untilDrained) this.#keys.add(key(tp));
-      else this.#keys.delete(key(tp));
+      if (untilDrained) this.#keys.add(partitionKey(tp));
+      else this.#keys.delete(partitionKey(tp));
     }
   }
 
   resumed(partitions: readonly TopicPartition[]): void {
-    for (const tp of partitions) this.#keys.delete(key(tp));
+    for (const tp of partitions) this.#keys.delete(partitionKey(tp));
   }
 
   /** A new assignment: partitions no longer assigned are forgotten. */
   assigned(partitions: readonly TopicPartition[]): void {
-    const kept = new Set(partitions.map(key));
+    const kept = new Set(partitions.map(partitionKey));
     for (const k of this.#keys) if (!kept.has(k)) this.#keys.delete(k);
   }
 
@@ -44,8 +45,4 @@ export class DrainingPartitions {
   fetchWaitMs(): number {
     return this.#keys.size > 0 ? this.#drainingWaitMs : this.#fetchWaitMs;
   }
-}
-
-function key({ topic, partition }: TopicPartition): string {
-  return `${topic}\u0000${partition}`;
 }

@@ -11,3 +11,4 @@ export { invalidGroupInstanceId } from "./static-membership.ts";
 export { readGroupLag, type GroupLag, type GroupLagConnection, type PartitionLag } from "./group-lag.ts";
 export type { BoundedRange, PartitionBounds, ReadRange } from "./changelog-reader.ts";
 export type * from "./types.ts";
+export { partitionKey } from "./partition-key.ts";

@@ -1,3 +1,4 @@
+import { partitionKey } from "./partition-key.ts";
 import type { TopicPartition } from "./types.ts";
 
 /**
@@ -20,16 +21,16 @@ export class PausedFetchHold {
 
   assigned(partitions: readonly TopicPartition[]): void {
     this.#assigned.clear();
-    for (const tp of partitions) this.#assigned.add(key(tp));
+    for (const tp of partitions) this.#assigned.add(partitionKey(tp));
     this.wake();
   }
 
   paused(partitions: readonly TopicPartition[]): void {
-    for (const tp of partitions) this.#paused.add(key(tp));
+    for (const tp of partitions) this.#paused.add(partitionKey(tp));
   }
 
   resumed(partitions: readonly TopicPartition[]): void {
-    for (const tp of partitions) this.#paused.delete(key(tp));
+    for (const tp of partitions) this.#paused.delete(partitionKey(tp));
     if (partitions.length > 0) this.wake();
   }
 
@@ -59,8 +60,4 @@ export class PausedFetchHold {
     for (const k of this.#assigned) if (!this.#paused.has(k)) return false;
     return true;
   }
-}
-
-function key({ topic, partition }: TopicPartition): string {
-  return `${topic}\u0000${partition}`;
 }

@@ -1,11 +1,11 @@
 import { FatalError, type ExceptionHandlerConfig } from "../errors/index.ts";
-import type { FetchedRecord, KafkaClient, TopicPartition, TopicPartitionOffset } from "../kafka/index.ts";
+import { partitionKey, type FetchedRecord, type KafkaClient, type TopicPartition, type TopicPartitionOffset } from "../kafka/index.ts";
 import { StoreMetrics, type StateDirectory } from "../state/index.ts";
 import type { Logger, StreamsMetrics, StreamsTracing } from "../observability/index.ts";
 import { FinalResultBuffer } from "../processor/index.ts";
 import type { SubTopology, Topology } from "../topology/index.ts";
 import { readsCommitted, type ResolvedConfig } from "./config.ts";
-import { partitionKey, type EngineTask } from "./engine-task.ts";
+import type { EngineTask } from "./engine-task.ts";
 import { OutputBuffer } from "./output-buffer.ts";
 import { decodePartitionTime, encodePartitionTime } from "./partition-time.ts";
 import type { StartingPosition } from "./starting-positions.ts";

@@ -65,7 +65,3 @@ export interface EngineTask {
   restart(start: readonly StartingPosition[]): void;
   close(): void;
 }
-
-export function partitionKey(tp: TopicPartition): string {
-  return `${tp.topic}:${tp.partition}`;
-}

@@ -1,9 +1,9 @@
 import { setImmediate as yieldToEventLoop } from "node:timers/promises";
 import { SluiceError } from "../errors/index.ts";
-import type { FetchedRecord, GroupConsumer, GroupMetadata, KafkaAdmin, TopicPartition, TopicPartitionOffset } from "../kafka/index.ts";
+import { partitionKey, type FetchedRecord, type GroupConsumer, type GroupMetadata, type KafkaAdmin, type TopicPartition, type TopicPartitionOffset } from "../kafka/index.ts";
 import type { Logger, StreamsMetrics, StreamsTracing } from "../observability/index.ts";
 import type { Committer } from "./committer.ts";
-import { partitionKey, type EngineTask } from "./engine-task.ts";
+import type { EngineTask } from "./engine-task.ts";
 import type { ResolvedConfig } from "./config.ts";
 import type { InputBounds, OffsetReset } from "./starting-positions.ts";
 import { partitionsByTask } from "./tasks/assignment-diff.ts";

@@ -4,6 +4,7 @@ import type { Logger } from "../../observability/index.ts";
 import type { KafkaConnection } from "../config.ts";
 import type { GroupConsumerHandlers, GroupConsumerOptions } from "../consumer.ts";
 import { DrainingPartitions } from "../draining-partitions.ts";
+import { partitionKey } from "../partition-key.ts";
 import type { Assignor, AssignorMember, GroupMetadata, PauseOptions, TopicPartition, TopicPartitionOffset } from "../types.ts";
 import { PlatformaticAdmin } from "./admin.ts";
 import { guard, protocolErrorName, translate } from "./errors.ts";
@@ -12,7 +13,6 @@ import { hookGroupProtocol } from "./group-protocol.ts";
 import { baseOptions } from "./options.ts";
 import { decodePartition } from "./records.ts";
 
-const key = (tp: TopicPartition) => `${tp.topic}:${tp.partition}`;
 const IDLE_WAIT_MS = 100;
 const RETRY_WAIT_MS = 250;
 const REJOIN_BACKOFF_MAX_MS = 5_000;
@@ -199,27 +199,27 @@ export class PlatformaticGroupConsumer {
     this.#assignment = assignment;
     this.#positions.clear();
     for (const tp of assignment) {
-      this.#positions.set(key(tp), null);
-      this.#epochs.set(key(tp), (this.#epochs.get(key(tp)) ?? 0) + 1);
+      this.#positions.set(partitionKey(tp), null);
+      this.#epochs.set(partitionKey(tp), (this.#epochs.get(partitionKey(tp)) ?? 0) + 1);
     }
     this.#draining.assigned(assignment);
   }
 
   /** Stops fetching these partitions until resumed; see PauseOptions for `untilDrained`. */
   pause(partitions: TopicPartition[], options: PauseOptions = {}): void {
-    for (const tp of partitions) this.#paused.add(key(tp));
+    for (const tp of partitions) this.#paused.add(partitionKey(tp));
     this.#draining.paused(partitions, options.untilDrained);
   }
 
   resume(partitions: TopicPartition[]): void {
-    for (const tp of partitions) this.#paused.delete(key(tp));
+    for (const tp of partitions) this.#paused.delete(partitionKey(tp));
     this.#draining.resumed(partitions);
     this.#wake?.();
   }
 
   /** Moves the fetch position; the next batch of that partition starts at `offset`. */
   seek(position: TopicPartitionOffset): void {
-    const k = key(position);
+    const k = partitionKey(position);
     this.#positions.set(k, position.offset);
     this.#epochs.set(k, (this.#epochs.get(k) ?? 0) + 1);
     this.#wake?.();
@@ -285,7 +285,7 @@ export class PlatformaticGroupConsumer {
 
   async #fetchLoop(): Promise<void> {
     while (this.#running) {
-      const wanted = this.#joined ? this.#assignment.filter((tp) => !this.#paused.has(key(tp))) : [];
+      const wanted = this.#joined ? this.#assignment.filter((tp) => !this.#paused.has(partitionKey(tp))) : [];
       if (wanted.length === 0) {
         await this.#idle(IDLE_WAIT_MS);
         continue;
@@ -294,12 +294,12 @@ export class PlatformaticGroupConsumer {
         await this.#resolvePositions(wanted);
         const positions: (FetchPosition & { epoch: number })[] = [];
         for (const tp of wanted) {
-          const offset = this.#positions.get(key(tp));
-          if (offset !== null && offset !== undefined) positions.push({ ...tp, offset, epoch: this.#epochs.get(key(tp)) ?? 0 });
+          const offset = this.#positions.get(partitionKey(tp));
+          if (offset !== null && offset !== undefined) positions.push({ ...tp, offset, epoch: this.#epochs.get(partitionKey(tp)) ?? 0 });
         }
         const answers = await this.#fetcher.fetch(positions, this.#options.readCommitted, this.#draining.fetchWaitMs());
         for (const answer of answers) {
-          const k = key(answer);
+          const k = partitionKey(answer);
           const asked = positions.find((p) => p.topic === answer.topic && p.partition === answer.partition);
           // Revoked, paused, or moved by a seek while the fetch was out: the answer is stale.
           if (!asked || !this.#running || this.#paused.has(k) || this.#epochs.get(k) !== asked.epoch || this.#positions.get(k) !== answer.offset) continue;
@@ -333,17 +333,17 @@ export class PlatformaticGroupConsumer {
 
   // Partitions assigned without a seek start at their committed offset, else at the reset.
   async #resolvePositions(partitions: TopicPartition[]): Promise<void> {
-    const unknown = partitions.filter((tp) => this.#positions.get(key(tp)) === null);
+    const unknown = partitions.filter((tp) => this.#positions.get(partitionKey(tp)) === null);
     if (unknown.length === 0) return;
-    const epochs = new Map(unknown.map((tp) => [key(tp), this.#epochs.get(key(tp))]));
+    const epochs = new Map(unknown.map((tp) => [partitionKey(tp), this.#epochs.get(partitionKey(tp))]));
     const byTopic = new Map<string, number[]>();
     for (const tp of unknown) byTopic.set(tp.topic, [...(byTopic.get(tp.topic) ?? []), tp.partition]);
     const committed = await this.#consumer.listCommittedOffsets({ topics: [...byTopic].map(([topic, ps]) => ({ topic, partitions: ps })) });
     const withoutCommit: TopicPartition[] = [];
     for (const tp of unknown) {
       const offset = committed.get(tp.topic)?.[tp.partition];
-      if (this.#epochs.get(key(tp)) !== epochs.get(key(tp))) continue;
-      if (offset !== undefined && offset >= 0n) this.#positions.set(key(tp), Number(offset));
+      if (this.#epochs.get(partitionKey(tp)) !== epochs.get(partitionKey(tp))) continue;
+      if (offset !== undefined && offset >= 0n) this.#positions.set(partitionKey(tp), Number(offset));
       else withoutCommit.push(tp);
     }
     await this.#resetPositions(withoutCommit, epochs);
@@ -359,9 +359,9 @@ export class PlatformaticGroupConsumer {
       timestamp: this.#fromBeginning ? EARLIEST : LATEST,
     });
     for (const tp of partitions) {
-      if (epochs && this.#epochs.get(key(tp)) !== epochs.get(key(tp))) continue;
+      if (epochs && this.#epochs.get(partitionKey(tp)) !== epochs.get(partitionKey(tp))) continue;
       const offset = offsets.get(tp.topic)?.[tp.partition];
-      if (offset !== undefined) this.#positions.set(key(tp), Number(offset));
+      if (offset !== undefined) this.#positions.set(partitionKey(tp), Number(offset));
     }
   }
 

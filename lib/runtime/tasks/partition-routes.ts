@@ -1,5 +1,5 @@
-import type { GroupConsumer, TopicPartition, TopicPartitionOffset } from "../../kafka/index.ts";
-import { partitionKey, type EngineTask } from "../engine-task.ts";
+import { partitionKey, type GroupConsumer, type TopicPartition, type TopicPartitionOffset } from "../../kafka/index.ts";
+import type { EngineTask } from "../engine-task.ts";
 
 /**
  * Which running task reads each fetched partition, and which partitions are paused. A

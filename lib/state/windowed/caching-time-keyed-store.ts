@@ -209,8 +209,8 @@ export class CachingTimeKeyedStore implements TimeKeyedBytesStore, RecordContext
     this.inner.flush();
     // Rows past retention are never read again (get and find stop at minLiveTime), so their
     // clean entries go now instead of when the budget pushes them out. A hopping count over
-    // 10k keys otherwise kept about two dead windows cached for every live one, and every lookup
-    // and collection paid for the larger Map.
+    // 10k keys otherwise kept about two dead windows cached for every live one, and every
+    // lookup and collection paid for the larger Map.
     const minLiveTime = this.minLiveTime();
     this.cache.dropOldestWhile((entry) => entry.time < minLiveTime);
   }
