@@ -18,7 +18,7 @@ import { startBroker } from "../broker/provider.ts";
 import type { InputSpec } from "./generated-input.ts";
 import { committedTotal, loadInputs, readOutput } from "./inputs.ts";
 import { machineReport } from "./machine.ts";
-import { type InputTopics, parseSystems, peerWorkload, type PeerWorkload, type SystemName } from "./peer-workloads.ts";
+import { type InputTopics, parseSystems, peerWorkload, type PeerWorkload, type SystemName, systemsTitle } from "./peer-workloads.ts";
 import { measurePeerLatency, warmUpMs } from "./peer-latency.ts";
 import { type Cell, clientTable, type LatencyCell, latencyTable, type RunFigure, summarise, throughputTable, type Variant } from "./report.ts";
 import { restoreScenario, type RestoreCell, restoreTable } from "./restore.ts";
@@ -143,7 +143,7 @@ const settings = [
   `Outputs read back with read_committed and checked against a brute-force expectation from the generated input; a run that fails is FAILED, not a figure.`,
 ];
 const markdown = [
-  `# Benchmark: Sluice (kafkajs, platformatic), Kafka Streams and Quix Streams${quick ? " (QUICK)" : ""}`,
+  `# Benchmark: ${systemsTitle(systems)}${quick ? " (QUICK)" : ""}`,
   "",
   `Run ${new Date(started).toISOString()}, ${Math.round((Date.now() - started) / 1000)} s.`,
   "",

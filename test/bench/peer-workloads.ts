@@ -42,6 +42,17 @@ export function parseSystems(text: string | undefined): SystemName[] {
   return SYSTEMS.filter((s) => chosen.includes(s));
 }
 
+/** The systems that ran, as a report's title names them: "Sluice (kafkajs) and Kafka Streams". */
+export function systemsTitle(systems: SystemName[]): string {
+  const clients = systems.flatMap((s) => sluiceClient(s) ?? []);
+  const names = [
+    ...(clients.length > 0 ? [`Sluice (${clients.join(", ")})`] : []),
+    ...(systems.includes("kstreams") ? ["Kafka Streams"] : []),
+    ...(systems.includes("quix") ? ["Quix Streams"] : []),
+  ];
+  return names.length > 1 ? `${names.slice(0, -1).join(", ")} and ${names.at(-1)}` : (names[0] ?? "no system");
+}
+
 /** The topics a run reads: the main input, plus a table or a left/right pair for joins. */
 export interface InputTopics {
   input: string;

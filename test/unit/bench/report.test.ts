@@ -4,7 +4,7 @@
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
-import { parseSystems, SYSTEMS, sluiceClient } from "../../bench/peer-workloads.ts";
+import { parseSystems, SYSTEMS, sluiceClient, systemsTitle } from "../../bench/peer-workloads.ts";
 import { type Cell, clientTable, LABEL, latencyTable, median, type RunFigure, summarise, throughputTable, VARIANTS } from "../../bench/report.ts";
 
 const ok = { ok: true, detail: "fine" };
@@ -103,6 +103,13 @@ describe("systems", () => {
     expect(parseSystems("quix,sluice-platformatic")).toEqual(["sluice-platformatic", "quix"]);
     expect(parseSystems("sluice,kstreams")).toEqual(["sluice-kafkajs", "sluice-platformatic", "kstreams"]);
     expect(() => parseSystems("sluice-rdkafka")).toThrow(/BENCH_SYSTEMS entry "sluice-rdkafka"/);
+  });
+
+  it("names in the report's title only the systems that ran", () => {
+    expect(systemsTitle(SYSTEMS)).toBe("Sluice (kafkajs, platformatic), Kafka Streams and Quix Streams");
+    expect(systemsTitle(parseSystems("sluice-kafkajs,kstreams"))).toBe("Sluice (kafkajs) and Kafka Streams");
+    expect(systemsTitle(parseSystems("sluice-platformatic,quix"))).toBe("Sluice (platformatic) and Quix Streams");
+    expect(systemsTitle(["kstreams"])).toBe("Kafka Streams");
   });
 
   it("draws every variant in the chart under the table's label", () => {
