@@ -7,21 +7,23 @@
  * Env: QUICK=1, BENCH_RECORDS, BENCH_ROUNDS, BENCH_SCENARIOS (comma list of
  * "workload/guarantee/commitMs/partitions", e.g. "passthrough/exactly_once/100/3"),
  * BENCH_SYSTEMS (comma list of sluice-kafkajs, sluice-platformatic, kstreams, quix; "sluice"
- * is both Sluice clients), KAFKA_BOOTSTRAP_SERVERS (a running broker).
+ * is both Sluice clients), KAFKA_BOOTSTRAP_SERVERS (a running broker), BENCH_RESUME (a
+ * stopped run's results/<time>.json: its finished scenarios are kept, the rest run).
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { basename, join, resolve } from "node:path";
 import { createKafkaClient } from "../../lib/kafka/index.ts";
 import { silentLogger } from "../../lib/observability/index.ts";
 import { startBroker } from "../broker/provider.ts";
 import type { InputSpec } from "./generated-input.ts";
 import { committedTotal, loadInputs, readOutput } from "./inputs.ts";
-import { machineReport } from "./machine.ts";
+import { machineName, machineReport, sluiceCommit } from "./machine.ts";
 import { type InputTopics, parseSystems, peerWorkload, type PeerWorkload, type SystemName, systemsTitle } from "./peer-workloads.ts";
 import { measurePeerLatency, warmUpMs } from "./peer-latency.ts";
 import { type Cell, clientTable, type LatencyCell, latencyTable, type RunFigure, summarise, throughputTable, type Variant } from "./report.ts";
 import { restoreScenario, type RestoreCell, restoreTable } from "./restore.ts";
+import { type RunFile, type RunPart, resumeRun, runLine } from "./run-file.ts";
 import { RunnerProcess, sluiceNodeFlags } from "./systems.ts";
 import { verify } from "./verify.ts";
 
@@ -48,6 +50,9 @@ const FULL_SCENARIOS = [
 const scenarios: Scenario[] = (process.env["BENCH_SCENARIOS"]?.split(",") ?? (quick ? QUICK_SCENARIOS : FULL_SCENARIOS)).map(parseScenario);
 const latencySeconds = Number(process.env["BENCH_LATENCY_SECONDS"] ?? (quick ? 5 : 60));
 const restoreRecords = Number(process.env["BENCH_RESTORE_RECORDS"] ?? (quick ? 10_000 : 1_000_000));
+const resumePath = process.env["BENCH_RESUME"];
+// Checked before the broker starts: a resume with other settings fails at once.
+const resumed = resumePath ? resumeRun(resumePath, { records, rounds, quick, systems }) : null;
 
 const broker = await startBroker();
 // The harness's own client (loading, reading back, committed offsets) stays on kafkajs
@@ -58,14 +63,24 @@ await admin.connect();
 const stateRoot = join(tmpdir(), `sluice-bench-${Date.now()}`);
 const baseMs = Math.floor(Date.now() / 3_600_000) * 3_600_000 - 6 * 3_600_000;
 const loaded = new Map<string, { topics: InputTopics; records: number }>();
-const cells: Cell[] = [];
-const restoreCells: RestoreCell[] = [];
-const latencyCells: LatencyCell[] = [];
+const cells: Cell[] = resumed?.cells ?? [];
+const restoreCells: RestoreCell[] = resumed?.restoreCells ?? [];
+const latencyCells: LatencyCell[] = resumed?.latencyCells ?? [];
 const started = Date.now();
+const resultsDir = resolve(import.meta.dirname, "results");
+mkdirSync(resultsDir, { recursive: true });
+// A resumed run keeps writing the file it continues.
+const stamp = resumePath ? basename(resumePath, ".json") : new Date(started).toISOString().replace(/[:.]/g, "-");
+const parts = (): RunPart[] => [...(resumed?.parts ?? []), { started: new Date(started).toISOString(), seconds: Math.round((Date.now() - started) / 1000), commit: sluiceCommit, machine: machineName() }];
+const runFile = (complete: boolean): string => JSON.stringify({ cells, latencyCells, restoreCells, records, rounds, quick, systems, parts: parts(), complete } satisfies RunFile, null, 2);
+// After every scenario, so a run that stops keeps what it finished (BENCH_RESUME continues it).
+const saveProgress = () => writeFileSync(join(resultsDir, `${stamp}.json`), runFile(false));
+if (resumed) console.error(`resuming ${resumePath}: ${new Set(cells.map((c) => c.scenario)).size} scenarios kept`);
 
 try {
   for (const scenario of scenarios) {
     const name = scenarioName(scenario);
+    if (cells.some((c) => c.scenario === name)) continue;
     const spec: InputSpec = { records, keys: scenario.workload.keys, baseMs };
     const loadKey = `${scenario.workload.shape}-${spec.keys}-${scenario.partitions}`;
     if (!loaded.has(loadKey)) {
@@ -98,12 +113,14 @@ try {
       }
     }
     cells.push(...byVariant.values());
+    saveProgress();
   }
   if (process.env["BENCH_LATENCY"] !== "0") {
     const latencyRuns = quick ? ([["exactly_once", 100]] as const) : ([["at_least_once", 1000], ["exactly_once", 100]] as const);
     for (const [guarantee, commitMs] of latencyRuns) {
       const ratePerSecond = latencyRate(guarantee, commitMs);
       const name = `passthrough ${guarantee === "exactly_once" ? "EOS" : "ALOS"} ${commitMs} ms 3p`;
+      if (latencyCells.some((c) => c.scenario === name)) continue;
       const byVariant = new Map<Variant, LatencyCell>();
       for (let round = 1; round <= rounds; round++) {
         for (const system of systems) {
@@ -122,9 +139,10 @@ try {
         }
       }
       latencyCells.push(...byVariant.values());
+      saveProgress();
     }
   }
-  if (process.env["BENCH_RESTORE"] !== "0") {
+  if (process.env["BENCH_RESTORE"] !== "0" && restoreCells.length === 0) {
     restoreCells.push(...(await restoreScenario({ client, bootstrap: broker.bootstrap, admin, systems, records: restoreRecords, baseMs, stateRoot, rounds })));
   }
 } finally {
@@ -145,7 +163,7 @@ const settings = [
 const markdown = [
   `# Benchmark: ${systemsTitle(systems)}${quick ? " (QUICK)" : ""}`,
   "",
-  `Run ${new Date(started).toISOString()}, ${Math.round((Date.now() - started) / 1000)} s.`,
+  runLine(parts()),
   "",
   machineReport(broker),
   "",
@@ -163,13 +181,10 @@ const markdown = [
   ...(restoreCells.length > 0 ? ["", "## Restore", "", `count-1m-keys (at-least-once) over ${restoreRecords.toLocaleString("en-US")} records builds each system's changelog; a fresh process of the same application on an empty state directory is timed from "run" to running (group join included).`, "", restoreTable(restoreCells)] : []),
   "",
 ].join("\n");
-const resultsDir = resolve(import.meta.dirname, "results");
-mkdirSync(resultsDir, { recursive: true });
-const stamp = new Date(started).toISOString().replace(/[:.]/g, "-");
 writeFileSync(join(resultsDir, `${stamp}.md`), markdown);
-writeFileSync(join(resultsDir, `${stamp}.json`), JSON.stringify({ cells, latencyCells, restoreCells, records, rounds, quick }, null, 2));
+writeFileSync(join(resultsDir, `${stamp}.json`), runFile(true));
 writeFileSync(join(resultsDir, "latest.md"), markdown);
-writeFileSync(join(resultsDir, "latest.json"), JSON.stringify({ cells, latencyCells, restoreCells, records, rounds, quick }, null, 2));
+writeFileSync(join(resultsDir, "latest.json"), runFile(true));
 console.log(markdown);
 console.error(`results in ${join(resultsDir, "latest.md")}; make bench draws latest.png, \`make bench-docs\` copies the report into docs/benchmarks.md`);
 

@@ -16,11 +16,16 @@ const repo = resolve(import.meta.dirname, "../..");
 
 // Taken when the benchmark starts, which compiles the code it runs: a full run takes hours,
 // and a commit made meanwhile must not be named as the code that ran.
-const sluiceCommit = ((): string => {
+export const sluiceCommit = ((): string => {
   const commit = quiet("git", ["-C", repo, "rev-parse", "--short", "HEAD"]);
   const changed = spawnSync("git", ["-C", repo, "status", "--porcelain", "--", "lib", "test/bench", ":!test/bench/results"], { encoding: "utf8" }).stdout?.trim();
   return changed ? `${commit} with uncommitted changes to lib/ or test/bench/` : commit;
 })();
+
+/** Cores, processor and memory: "2 cores (Intel(R) Xeon(R) Processor), 24 GiB". */
+export function machineName(): string {
+  return `${cpus().length} cores (${cpus()[0]?.model ?? "?"}), ${Math.round(totalmem() / 2 ** 30)} GiB`;
+}
 
 export function machineReport(broker: Broker): string {
   const java = quiet("java", ["-version"]);
@@ -29,7 +34,7 @@ export function machineReport(broker: Broker): string {
   const pom = quiet("sed", ["-n", "s:.*<kafka.version>\\(.*\\)</kafka.version>.*:\\1:p", resolve(import.meta.dirname, "kstreams/pom.xml")]);
   const load = loadavg().map((l) => l.toFixed(1)).join(" ");
   return [
-    `- Machine: ${cpus().length} cores (${cpus()[0]?.model ?? "?"}), ${Math.round(totalmem() / 2 ** 30)} GiB; load average at the end ${load}; broker, harness and system under test share it.`,
+    `- Machine: ${machineName()}; load average at the end ${load}; broker, harness and system under test share it.`,
     `- Broker: Kafka ${broker.version} (${broker.provider}), one node.`,
     `- Sluice: git ${sluiceCommit}, Node ${process.version}; clients kafkajs ${packageVersion("kafkajs")}, @platformatic/kafka ${packageVersion("@platformatic/kafka")}.`,
     `- Kafka Streams ${pom}, Java ${javaVersion}.`,
