@@ -100,7 +100,7 @@ def main(source, target):
     ax.set_ylabel("restored records/s", fontsize=9)
     if not restore:
         ax.set_title("restore not measured in this run", fontsize=9)
-    ax.tick_params(axis="x", labelsize=8)
+    ax.tick_params(axis="x", labelsize=8, labelrotation=30)
 
     quick = " (QUICK)" if results.get("quick") else ""
     fig.suptitle(f"{results['records']:,} records, {results['rounds']} round(s){quick}; empty = failed or not supported", fontsize=11)
