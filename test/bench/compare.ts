@@ -34,10 +34,20 @@ interface Scenario {
   partitions: number;
 }
 
+// A bad setting is the user's to fix: its message alone and exit 1, not a stack trace.
+function setting<T>(read: () => T): T {
+  try {
+    return read();
+  } catch (error) {
+    console.error((error as Error).message);
+    process.exit(1);
+  }
+}
+
 const quick = process.env["QUICK"] === "1";
 const records = Number(process.env["BENCH_RECORDS"] ?? (quick ? 10_000 : 1_000_000));
 const rounds = Number(process.env["BENCH_ROUNDS"] ?? (quick ? 1 : 3));
-const systems = parseSystems(process.env["BENCH_SYSTEMS"]);
+const systems = setting(() => parseSystems(process.env["BENCH_SYSTEMS"]));
 // The prioritised scenarios for QUICK; the full run: every workload at-least-once (1 s commits)
 // and exactly-once (100 ms commits) on 3 partitions, and exactly-once on 30 partitions.
 const QUICK_SCENARIOS = ["passthrough/at_least_once/1000/3", "count-10k-keys/at_least_once/1000/3", "passthrough/exactly_once/100/3", "count-10k-keys/exactly_once/100/3"];
@@ -47,12 +57,12 @@ const FULL_SCENARIOS = [
   "passthrough/exactly_once/100/30",
   "count-10k-keys/exactly_once/100/30",
 ];
-const scenarios: Scenario[] = (process.env["BENCH_SCENARIOS"]?.split(",") ?? (quick ? QUICK_SCENARIOS : FULL_SCENARIOS)).map(parseScenario);
+const scenarios: Scenario[] = setting(() => (process.env["BENCH_SCENARIOS"]?.split(",") ?? (quick ? QUICK_SCENARIOS : FULL_SCENARIOS)).map(parseScenario));
 const latencySeconds = Number(process.env["BENCH_LATENCY_SECONDS"] ?? (quick ? 5 : 60));
 const restoreRecords = Number(process.env["BENCH_RESTORE_RECORDS"] ?? (quick ? 10_000 : 1_000_000));
 const resumePath = process.env["BENCH_RESUME"];
 // Checked before the broker starts: a resume with other settings fails at once.
-const resumed = resumePath ? resumeRun(resumePath, { records, rounds, quick, systems }) : null;
+const resumed = resumePath ? setting(() => resumeRun(resumePath, { records, rounds, quick, systems })) : null;
 
 const broker = await startBroker();
 // The harness's own client (loading, reading back, committed offsets) stays on kafkajs
